@@ -1,0 +1,136 @@
+// The control store's interface: accounts, tenants, API keys, daily counters and settings.
+// Implemented once in the PostgreSQL dialect (sql-control-store.ts) over PGlite or PostgreSQL;
+// main.ts picks the driver (STYLE.md habit 2). Times are unix milliseconds.
+
+export const TIERS = ['trial', 'team', 'growth', 'custom', 'trial_expired'] as const;
+export type Tier = (typeof TIERS)[number];
+
+export const SCOPES = ['ingest', 'read', 'admin'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+/** Per-account switches; absent keys fall back to the tier's defaults (DESIGN §3). */
+export interface FeatureOverrides {
+  metrics?: boolean;
+  replay?: boolean;
+  multi_project?: boolean;
+}
+
+/** Per-account contract values; absent keys fall back to the tier's plan (DESIGN §3, §6). */
+export interface LimitOverrides {
+  ingest_rate?: number;
+  daily_included_bytes?: number;
+  overage_ceiling_multiplier?: number;
+  query_rate_per_min?: number;
+  retention_days?: number;
+  project_limit?: number;
+  ai_daily_credits?: number;
+}
+
+export interface Account {
+  id: string;
+  name: string;
+  tier: Tier;
+  signupAt: number;
+  /** Null for accounts that never were on trial. */
+  trialEndsAt: number | null;
+  paymentMethod: boolean;
+  features: FeatureOverrides;
+  limits: LimitOverrides;
+}
+
+export interface Tenant {
+  id: string;
+  name: string;
+  accountId: string;
+  disabled: boolean;
+  createdAt: number;
+}
+
+export interface ApiKey {
+  id: string;
+  tenantId: string;
+  name: string;
+  scopes: Scope[];
+  expiresAt: number | null;
+  createdAt: number;
+  /** sha256 hex of the secret; the secret itself is never stored. */
+  secretHash: string;
+}
+
+/** What a key lookup resolves to: the key, its tenant and the tenant's account, read together. */
+export interface KeyGrant {
+  key: ApiKey;
+  tenant: Tenant;
+  account: Account;
+}
+
+export interface NewAccount {
+  id?: string;
+  name: string;
+  tier: Tier;
+  signupAt: number;
+  trialEndsAt: number | null;
+  features?: FeatureOverrides;
+  limits?: LimitOverrides;
+}
+
+export interface AccountPatch {
+  tier?: Tier;
+  trialEndsAt?: number | null;
+  paymentMethod?: boolean;
+  /** Merged into the stored overrides, key by key. */
+  features?: FeatureOverrides;
+  limits?: LimitOverrides;
+}
+
+/** One increment of a daily counter (`bytes:logs`, `ai:total`, …) for an account's UTC day. */
+export interface CounterDelta {
+  accountId: string;
+  /** `YYYY-MM-DD`, UTC. */
+  day: string;
+  name: string;
+  delta: number;
+}
+
+/** Thrown when the database cannot be reached; auth turns it into 503 auth_unavailable (spec rule 11). */
+export class ControlStoreUnavailableError extends Error {
+  constructor(cause: unknown) {
+    super(`control store unreachable: ${cause instanceof Error ? cause.message : String(cause)}`);
+    this.name = 'ControlStoreUnavailableError';
+  }
+}
+
+export interface ControlStore {
+  createAccount(input: NewAccount): Promise<Account>;
+  getAccount(id: string): Promise<Account | null>;
+  updateAccount(id: string, patch: AccountPatch): Promise<Account | null>;
+  countAccounts(): Promise<number>;
+  /** Accounts in `trial` whose trial ended at or before `atMs` (the sweep's work list). */
+  listExpiredTrials(atMs: number): Promise<Account[]>;
+  listAccounts(): Promise<Account[]>;
+
+  createTenant(input: { id?: string; accountId: string; name: string }): Promise<Tenant>;
+  getTenant(id: string): Promise<Tenant | null>;
+  setTenantDisabled(id: string, disabled: boolean): Promise<Tenant | null>;
+  listTenants(accountId: string): Promise<Tenant[]>;
+
+  createKey(input: { tenantId: string; name: string; scopes: Scope[]; expiresAt: number | null; secretHash: string }): Promise<ApiKey>;
+  getKey(id: string): Promise<ApiKey | null>;
+  /** The live (not revoked) key with this secret hash, with its tenant and account. */
+  findGrantByHash(secretHash: string): Promise<KeyGrant | null>;
+  /** Rotation: the key keeps its id, scopes and expiry; the old secret stops matching at once. */
+  replaceKeySecret(id: string, secretHash: string): Promise<ApiKey | null>;
+  revokeKey(id: string): Promise<boolean>;
+  listKeys(tenantId: string): Promise<ApiKey[]>;
+  /** Live keys over all tenants of the account (the API-key ceiling counts per account). */
+  countLiveKeys(accountId: string): Promise<number>;
+
+  /** Adds every delta in one transaction (durable metering). */
+  addCounters(deltas: CounterDelta[]): Promise<void>;
+  /** All counters of one account's day, by name. */
+  getCounters(accountId: string, day: string): Promise<Record<string, number>>;
+
+  /** Cheap reachability probe. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

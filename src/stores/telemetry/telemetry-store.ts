@@ -1,0 +1,71 @@
+// The telemetry store's interface: logs and spans written by the WAL's drain, read by the query API.
+// DuckDB in-process by default (duckdb/), ClickHouse at scale; main.ts picks one (STYLE.md habit 2).
+// Tenant id is always the first argument of a read.
+import type { TenantBatch } from '../../model/batch.js';
+import type { Span } from '../../model/span.js';
+import type { LogsqlQuery } from '../../query/logsql/ast.js';
+
+export interface TimeRange {
+  /** Inclusive, unix ns; absent = unbounded (DESIGN §4: without start/end a query covers all time). */
+  startNs?: bigint;
+  /** Exclusive, unix ns. */
+  endNs?: bigint;
+}
+
+/** One output row of a log search: `_time`, `_msg`, `_stream`, `service`, and every stored field. */
+export type LogRow = Record<string, unknown>;
+
+export interface HitsSeries {
+  /** The `by` fields' values of this series ({} without grouping). */
+  fields: Record<string, string>;
+  /** Bucket start times, RFC 3339. */
+  timestamps: string[];
+  values: number[];
+  total: number;
+}
+
+export interface ValueHits {
+  value: string;
+  hits: number;
+}
+
+export interface TraceFilter {
+  service?: string;
+  name?: string;
+  minDurationNs?: bigint;
+  range: TimeRange;
+  limit: number;
+}
+
+export interface TraceSummary {
+  traceId: string;
+  rootService: string;
+  rootName: string;
+  startNs: bigint;
+  durationNs: bigint;
+  spanCount: number;
+  errorCount: number;
+}
+
+export interface TelemetryStore {
+  /**
+   * Appends every batch and records `walPosition` in the same transaction, so that a crash between
+   * the two can neither lose nor duplicate rows (the WAL replays from walPosition()).
+   */
+  write(batches: TenantBatch[], walPosition: bigint): Promise<void>;
+  /** The position recorded by the last committed write(), 0n on a new store. */
+  walPosition(): Promise<bigint>;
+
+  searchLogs(tenantId: string, query: LogsqlQuery, range: TimeRange, limit: number): Promise<LogRow[]>;
+  logHits(tenantId: string, query: LogsqlQuery, range: TimeRange, stepNs: bigint): Promise<HitsSeries[]>;
+  logFieldNames(tenantId: string, query: LogsqlQuery, range: TimeRange): Promise<ValueHits[]>;
+  logFieldValues(tenantId: string, query: LogsqlQuery, range: TimeRange, field: string, limit: number): Promise<ValueHits[]>;
+
+  getTrace(tenantId: string, traceId: string): Promise<Span[]>;
+  findTraces(tenantId: string, filter: TraceFilter): Promise<TraceSummary[]>;
+
+  /** Retention: drops the tenant's rows older than `beforeNs`; returns how many rows went. */
+  deleteOlderThan(tenantId: string, beforeNs: bigint): Promise<number>;
+
+  close(): Promise<void>;
+}
