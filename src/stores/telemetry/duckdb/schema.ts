@@ -1,0 +1,21 @@
+// DuckDB table definitions of the telemetry store. `fields`, `attributes` and `resource` are flat JSON
+// objects (dotted keys, scalar values) so that LogsQL can address any field by name.
+
+export const LOGS_TABLE_SQL = `
+CREATE TABLE IF NOT EXISTS logs (
+  tenant_id VARCHAR NOT NULL, time_ns BIGINT NOT NULL, observed_ns BIGINT NOT NULL,
+  service VARCHAR NOT NULL, severity VARCHAR NOT NULL, msg VARCHAR NOT NULL,
+  trace_id VARCHAR NOT NULL, span_id VARCHAR NOT NULL, stream VARCHAR NOT NULL,
+  fields JSON NOT NULL, format VARCHAR NOT NULL)`;
+
+export const SPANS_TABLE_SQL = `
+CREATE TABLE IF NOT EXISTS spans (
+  tenant_id VARCHAR NOT NULL, trace_id VARCHAR NOT NULL, span_id VARCHAR NOT NULL,
+  parent_span_id VARCHAR NOT NULL, name VARCHAR NOT NULL, kind INTEGER NOT NULL,
+  start_ns BIGINT NOT NULL, duration_ns BIGINT NOT NULL, status_code INTEGER NOT NULL,
+  status_message VARCHAR NOT NULL, service VARCHAR NOT NULL, attributes JSON NOT NULL,
+  resource JSON NOT NULL, events JSON NOT NULL, links JSON NOT NULL)`;
+
+/** One row: the WAL position the last committed write reached (exactly-once replay). */
+export const WAL_STATE_TABLE_SQL = `
+CREATE TABLE IF NOT EXISTS wal_state (id INTEGER PRIMARY KEY, position BIGINT NOT NULL)`;
