@@ -1,0 +1,30 @@
+// The narrow seam every wire format plugs into (STYLE.md habit 1): bytes in, one normalized batch out.
+// A format knows nothing of tenants, limits or storage; it may shape its own success reply, since
+// shippers read their own reply shapes (DESIGN §5: replies are supersets of {status, accepted}).
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Batch, Signal } from '../model/batch.js';
+import type { RequestContext } from '../front-doors/context.js';
+
+export interface FormatRequest {
+  readonly path: string;
+  readonly query: URLSearchParams;
+  readonly headers: IncomingHttpHeaders;
+  /** Service time of receipt, unix ns: the default event time and every entry's observed time. */
+  readonly nowNs: bigint;
+}
+
+export interface ParsedBody {
+  batch: Batch;
+  /** The metering signal (OTLP from a browser is `rum`, DESIGN §6 Metering). */
+  signal: Signal;
+  /** Anything the format's reply needs (a Firehose requestId, ES item list, …). */
+  replyData?: unknown;
+}
+
+export interface IngestFormat {
+  /** Stored with every row (`native`, `otlp`, `loki`, …). */
+  readonly name: string;
+  parse(body: Buffer, req: FormatRequest): ParsedBody | Promise<ParsedBody>;
+  /** Writes the 2xx reply; without it the spec's `{"status":"ok","accepted":N}`. */
+  reply?(ctx: RequestContext, accepted: number, parsed: ParsedBody): void;
+}

@@ -1,0 +1,8 @@
+// POST /api/v1/ingest: the spec's native JSON array / NDJSON (wire-formats.md §3.1).
+import type { IngestFormat } from '../format.js';
+import { parseNative } from './native.js';
+
+export const nativeFormat: IngestFormat = {
+  name: 'native',
+  parse: (body, req) => ({ batch: parseNative(body, req.nowNs), signal: 'logs' }),
+};

@@ -1,0 +1,118 @@
+// The one path every ingest request takes, in the order of DESIGN §6: size as received (413 text) →
+// credential (401/403/503) → scope (403) → plan gate and blocked tier (503/403/429) → Content-Encoding
+// and decompression (400/413) → parse (400) → limiters and daily volume (429) → WAL (429) → fsync → 2xx
+// → metering. Formats differ only in their parser and reply (format.ts).
+import type { IncomingMessage } from 'node:http';
+import type { RequestContext } from '../front-doors/context.js';
+import { asServiceError, sendError, sendJson, sendPlainTooLarge, type ErrorShape } from '../front-doors/reply.js';
+import { extractAppCredential, extractIngestCredential, distinctHeaders } from '../auth/credentials.js';
+import { authorize } from '../auth/authorize.js';
+import type { KeyResolver } from '../auth/key-resolver.js';
+import type { Clock } from '../clock.js';
+import { ServiceError } from '../errors.js';
+import type { IngestFormat } from './format.js';
+import { BodyTooLargeError, decodeBody, readBody } from './body.js';
+import { batchEntryCount } from '../model/batch.js';
+import { msToNs } from '../model/time.js';
+import type { Admission } from './admission.js';
+import type { RefusalCounter } from '../observability/refusals.js';
+import type { EffectivePlan } from '../limits/plans.js';
+
+/** How one path is served: which plane's credential rules, caps, gate and error body shape. */
+export interface IngestRoute {
+  format: IngestFormat;
+  plane: 'ingest' | 'app';
+  errorShape: ErrorShape;
+  /** Cap on the body as received, bytes. */
+  maxReceivedBytes: number;
+  /** Cap after decompression, bytes, and the error that reports it. */
+  maxDecodedBytes: number;
+  tooLarge: (decodedBytesText: string) => ServiceError;
+  queryKeyAllowed: boolean;
+  firehoseKeyAllowed: boolean;
+  /** A plan gate (metrics / replay off → 503). */
+  gate?: (plan: EffectivePlan) => void;
+  /** Extra headers on every reply of this route (Elasticsearch's product header, …). */
+  replyHeaders?: Record<string, string>;
+}
+
+/** Something that takes normalized batches durably: the WAL in production. */
+export interface DurableSink {
+  /** Throws errors.walFull() / errors.backpressure() when it cannot take more. */
+  checkPressure(): void;
+  append(tenantId: string, format: string, parsed: import('./format.js').ParsedBody): Promise<void>;
+}
+
+export interface PipelineDeps {
+  resolver: KeyResolver;
+  clock: Clock;
+  admission: Admission;
+  sink: DurableSink;
+  refusals: RefusalCounter;
+  log: (msg: string) => void;
+}
+
+export class IngestPipeline {
+  constructor(private readonly deps: PipelineDeps) {}
+
+  async handle(ctx: RequestContext, route: IngestRoute): Promise<void> {
+    const { req, res } = ctx;
+    let tenantId = '';
+    try {
+      if (declaredLength(req) > route.maxReceivedBytes) {
+        sendPlainTooLarge(req, res, route.maxReceivedBytes);
+        this.deps.refusals.count(tenantId, 'payload_too_large');
+        return;
+      }
+      const headers = distinctHeaders(req.headers, req.headersDistinct);
+      const credential = route.plane === 'ingest'
+        ? extractIngestCredential(headers, ctx.query, route)
+        : extractAppCredential(headers, ctx.query);
+      const nowMs = this.deps.clock.now();
+      const grant = await authorize(credential, this.deps.resolver, route.plane === 'ingest' ? 'cached' : 'fresh', { scope: 'ingest' }, nowMs);
+      tenantId = grant.tenant.id;
+      const plan = this.deps.admission.planOf(grant.account);
+      route.gate?.(plan);
+      await this.deps.admission.checkOpen(grant.account, plan);
+
+      const raw = await readBody(req, route.maxReceivedBytes);
+      const body = await decodeBody(raw, req.headers['content-encoding'], {
+        maxDecodedBytes: route.maxDecodedBytes,
+        tooLarge: route.tooLarge,
+      });
+      const parsed = await route.format.parse(body, { path: ctx.path, query: ctx.query, headers: req.headers, nowNs: msToNs(nowMs) });
+      const entries = batchEntryCount(parsed.batch);
+
+      const ticket = await this.deps.admission.admit(grant.account, grant.tenant.id, plan, entries, body.length);
+      try {
+        if (entries > 0) {
+          this.deps.sink.checkPressure();
+          await this.deps.sink.append(grant.tenant.id, route.format.name, parsed);
+        }
+      } catch (e) {
+        this.deps.admission.release(ticket);
+        throw e;
+      }
+      this.deps.admission.commit(ticket, parsed.signal);
+      if (route.replyHeaders) for (const [k, v] of Object.entries(route.replyHeaders)) res.setHeader(k, v);
+      if (route.format.reply) route.format.reply(ctx, entries, parsed);
+      else sendJson(res, 200, { status: 'ok', accepted: entries });
+    } catch (e) {
+      if (e instanceof BodyTooLargeError) {
+        this.deps.refusals.count(tenantId, 'payload_too_large');
+        sendPlainTooLarge(req, res, route.maxReceivedBytes);
+        return;
+      }
+      const err = asServiceError(e, this.deps.log);
+      this.deps.refusals.count(tenantId, err.reason);
+      sendError(res, err, route.errorShape, route.replyHeaders);
+    }
+  }
+}
+
+function declaredLength(req: IncomingMessage): number {
+  const v = req.headers['content-length'];
+  if (v === undefined) return 0;
+  const n = Number(v);
+  return Number.isFinite(n) ? n : 0;
+}

@@ -1,0 +1,112 @@
+// Durable metering (DESIGN §6 Metering): decompressed body bytes per account, per UTC day, per signal.
+// In memory (limits/daily-volume.ts DailyUsage) for the hot path; flushed to the control store every
+// 500 ms so that a crash loses at most that much, and on stop so that a restart keeps it exactly.
+import type { Clock } from '../clock.js';
+import type { Account, ControlStore } from '../stores/control/control-store.js';
+import { DailyUsage, type Reservation } from '../limits/daily-volume.js';
+import { effectivePlan, overageFor, type Plan } from '../limits/plans.js';
+import type { Signal } from '../model/batch.js';
+
+const FLUSH_EVERY_MS = 500;
+
+export interface UsageReader {
+  /** The `usage` reply of DESIGN §4 for the account's current UTC day. */
+  usageToday(account: Account): Promise<Record<string, unknown>>;
+}
+
+export class Metering implements UsageReader {
+  readonly daily: DailyUsage;
+  private readonly loading = new Map<string, Promise<void>>();
+  /** Loads and flushes take turns: a load must not overlap a drain of the same day (daily-volume.ts). */
+  private turn: Promise<unknown> = Promise.resolve();
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly store: ControlStore,
+    private readonly clock: Clock,
+    private readonly log: (msg: string) => void,
+  ) {
+    this.daily = new DailyUsage(clock);
+  }
+
+  async start(): Promise<void> {
+    this.timer = setInterval(() => void this.flush(), FLUSH_EVERY_MS);
+    this.timer.unref();
+    return Promise.resolve();
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.flush();
+  }
+
+  /** Seeds the account's current day from the store once; later calls are free. */
+  async ensureLoaded(accountId: string, day = this.daily.today()): Promise<void> {
+    if (this.daily.isLoaded(accountId, day)) return;
+    const k = `${accountId}\u0000${day}`;
+    let p = this.loading.get(k);
+    if (!p) {
+      p = this.exclusive(async () => {
+        if (this.daily.isLoaded(accountId, day)) return;
+        this.daily.load(accountId, day, await this.store.getCounters(accountId, day));
+      }).finally(() => this.loading.delete(k));
+      this.loading.set(k, p);
+    }
+    await p;
+  }
+
+  async used(accountId: string): Promise<number> {
+    const day = this.daily.today();
+    await this.ensureLoaded(accountId, day);
+    return this.daily.used(accountId, day);
+  }
+
+  commit(reservation: Reservation, signal: Signal): void {
+    this.daily.commit(reservation, signal);
+  }
+
+  release(reservation: Reservation): void {
+    this.daily.release(reservation);
+  }
+
+  /** Writes every pending increment in one transaction; on failure they wait for the next flush. */
+  flush(): Promise<void> {
+    return this.exclusive(async () => {
+      const deltas = this.daily.drainDeltas();
+      if (deltas.length === 0) return;
+      try {
+        await this.store.addCounters(deltas);
+      } catch (e) {
+        this.daily.requeue(deltas);
+        this.log(`metering flush failed (will retry): ${String(e)}`);
+      }
+    });
+  }
+
+  async usageToday(account: Account): Promise<Record<string, unknown>> {
+    const day = this.daily.today();
+    await this.ensureLoaded(account.id, day);
+    const plan: Plan = effectivePlan(account);
+    const bySignal = this.daily.bySignal(account.id, day);
+    const bytes = Object.values(bySignal).reduce((a, b) => a + b, 0);
+    const o = overageFor(plan, bytes);
+    const fin = (n: number) => (Number.isFinite(n) ? n : null);
+    return {
+      day,
+      bytes_accepted: bytes,
+      included_bytes: fin(o.includedBytes),
+      ceiling_bytes: fin(o.ceilingBytes),
+      overage_bytes: o.overageBytes,
+      overage_cost_usd: o.overageCostUsd,
+      tier: account.tier,
+      by_signal: bySignal,
+    };
+  }
+
+  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.turn.then(fn, fn);
+    this.turn = run.catch(() => undefined);
+    return run;
+  }
+}

@@ -1,0 +1,55 @@
+// The app plane (spec, App plane paths): metrics and replay writes, the tenant query API, project
+// creation, the operator admin API and /metrics. Metric write paths join as their formats land.
+import { Router } from '../front-doors/router.js';
+import { RouterPlane } from './router-plane.js';
+import { registerAdminRoutes, requireAdminToken, type AdminDeps } from '../admin/admin-api.js';
+import { registerLogsRoutes } from '../query/logs-api.js';
+import { registerTracesRoutes } from '../query/traces-api.js';
+import { registerKeysRoutes } from '../query/keys-api.js';
+import { registerProjectsRoutes } from '../query/projects-api.js';
+import { registerUsageRoutes } from '../query/usage-api.js';
+import type { TenantGuardDeps } from '../query/tenant-route.js';
+import type { TelemetryStore } from '../stores/telemetry/telemetry-store.js';
+import type { ControlStore, KeyGrant } from '../stores/control/control-store.js';
+import type { EffectivePlan } from '../limits/plans.js';
+import type { RefusalCounter } from '../observability/refusals.js';
+import type { UsageReader } from '../metering/metering.js';
+import { asServiceError, sendError } from '../front-doors/reply.js';
+
+export interface AppPlaneDeps {
+  admin: AdminDeps;
+  guard: TenantGuardDeps;
+  telemetry: TelemetryStore;
+  store: ControlStore;
+  planOf: (grant: KeyGrant) => EffectivePlan;
+  usage: UsageReader;
+  refusals: RefusalCounter;
+  /** Adds the metric and replay write routes (issue 5) to the same table. */
+  registerWrites?: (router: Router) => void;
+}
+
+export function buildAppPlane(deps: AppPlaneDeps): RouterPlane {
+  const router = new Router();
+  registerAdminRoutes(router, deps.admin);
+  const tenantDeps = { ...deps.guard, telemetry: deps.telemetry, store: deps.store, planOf: deps.planOf };
+  registerLogsRoutes(router, tenantDeps);
+  registerTracesRoutes(router, tenantDeps);
+  registerKeysRoutes(router, tenantDeps);
+  registerUsageRoutes(router, { ...tenantDeps, usage: deps.usage });
+  registerProjectsRoutes(router, tenantDeps);
+  deps.registerWrites?.(router);
+
+  // Refusal reasons per tenant, Prometheus text format (issue 3 item 9); admin token required.
+  router.on('GET', '/metrics', async (ctx) => {
+    try {
+      requireAdminToken(ctx, deps.admin.adminToken);
+      const text = deps.refusals.render();
+      ctx.res.writeHead(200, { 'Content-Type': 'text/plain; version=0.0.4; charset=utf-8', 'Content-Length': Buffer.byteLength(text) });
+      ctx.res.end(text);
+    } catch (e) {
+      sendError(ctx.res, asServiceError(e, deps.admin.log), 'logs');
+    }
+    return Promise.resolve();
+  });
+  return new RouterPlane(router);
+}

@@ -1,0 +1,78 @@
+// LogsQL read-back (DESIGN §4): select/logsql/{query,hits,field_names,field_values}, VictoriaLogs-compatible.
+import type { Router } from '../front-doors/router.js';
+import { sendJson } from '../front-doors/reply.js';
+import type { TelemetryStore, TimeRange } from '../stores/telemetry/telemetry-store.js';
+import { parseLogsql, LogsqlSyntaxError } from './logsql/parser.js';
+import type { LogsqlQuery } from './logsql/ast.js';
+import { errors } from '../errors.js';
+import { msToNs } from '../model/time.js';
+import { guarded, type TenantGuardDeps } from './tenant-route.js';
+import { intParam, requestParams, timeParam, toJson } from './request-params.js';
+
+const BASE = '/api/v1/tenants/:tenant/select/logsql';
+const MAX_ROWS = 100_000;
+
+export function registerLogsRoutes(router: Router, deps: TenantGuardDeps & { telemetry: TelemetryStore }): void {
+  const parsed = async (ctx: Parameters<Parameters<typeof guarded>[3]>[0]) => {
+    const params = await requestParams(ctx);
+    const nowMs = deps.clock.now();
+    const query = compile(params.get('query') ?? '*', nowMs);
+    const range: TimeRange = {};
+    const start = timeParam(params, 'start', nowMs);
+    const end = timeParam(params, 'end', nowMs);
+    if (start !== undefined) range.startNs = start;
+    if (end !== undefined) range.endNs = end;
+    return { params, query, range };
+  };
+
+  router.on(['GET', 'POST'], `${BASE}/query`, guarded(deps, 'read', true, async (ctx, grant) => {
+    const { params, query, range } = await parsed(ctx);
+    const limit = intParam(params, 'limit', 1000, MAX_ROWS);
+    const rows = await deps.telemetry.searchLogs(grant.tenant.id, query, range, limit);
+    const text = rows.map((r) => toJson(r)).join('\n') + (rows.length > 0 ? '\n' : '');
+    ctx.res.writeHead(200, { 'Content-Type': 'application/stream+json; charset=utf-8', 'Content-Length': Buffer.byteLength(text) });
+    ctx.res.end(text);
+  }));
+
+  router.on(['GET', 'POST'], `${BASE}/hits`, guarded(deps, 'read', true, async (ctx, grant) => {
+    const { params, query, range } = await parsed(ctx);
+    const stepNs = stepParam(params.get('step'));
+    const hits = await deps.telemetry.logHits(grant.tenant.id, query, range, stepNs);
+    sendJson(ctx.res, 200, JSON.parse(toJson({ hits })));
+  }));
+
+  router.on(['GET', 'POST'], `${BASE}/field_names`, guarded(deps, 'read', true, async (ctx, grant) => {
+    const { query, range } = await parsed(ctx);
+    const values = await deps.telemetry.logFieldNames(grant.tenant.id, query, range);
+    sendJson(ctx.res, 200, { values });
+  }));
+
+  router.on(['GET', 'POST'], `${BASE}/field_values`, guarded(deps, 'read', true, async (ctx, grant) => {
+    const { params, query, range } = await parsed(ctx);
+    const fieldName = params.get('field');
+    if (!fieldName) throw errors.badRequest('field is required');
+    const limit = intParam(params, 'limit', 1000, MAX_ROWS);
+    const values = await deps.telemetry.logFieldValues(grant.tenant.id, query, range, fieldName, limit);
+    sendJson(ctx.res, 200, { values });
+  }));
+}
+
+function compile(text: string, nowMs: number): LogsqlQuery {
+  try {
+    return parseLogsql(text, msToNs(nowMs));
+  } catch (e) {
+    if (e instanceof LogsqlSyntaxError) throw errors.badRequest(`invalid query: ${e.message}`);
+    throw e;
+  }
+}
+
+/** `step` as a duration (`5m`, `1h`, `30s`); default one hour. */
+function stepParam(text: string | null): bigint {
+  if (text === null || text === '') return 3_600_000_000_000n;
+  const m = /^(\d+)(ms|s|m|h|d)$/.exec(text.trim());
+  if (!m) throw errors.badRequest(`step must be a duration like 5m or 1h; got "${text}"`);
+  const unitNs = { ms: 1_000_000n, s: 1_000_000_000n, m: 60_000_000_000n, h: 3_600_000_000_000n, d: 86_400_000_000_000n }[m[2] as 'ms' | 's' | 'm' | 'h' | 'd'];
+  const step = BigInt(m[1] ?? '0') * unitNs;
+  if (step <= 0n) throw errors.badRequest('step must be positive');
+  return step;
+}

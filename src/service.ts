@@ -1,0 +1,133 @@
+// Wires the parts into a running service: planes, doors, timers; listen and stop (DESIGN §1, §2).
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Config } from './config.js';
+import type { ServiceClock } from './clock.js';
+import type { ControlStore } from './stores/control/control-store.js';
+import type { TelemetryStore } from './stores/telemetry/telemetry-store.js';
+import type { Wal } from './ingest/wal.js';
+import { KeyResolver } from './auth/key-resolver.js';
+import { RefusalCounter } from './observability/refusals.js';
+import { Metering } from './metering/metering.js';
+import { Admission } from './ingest/admission.js';
+import { IngestPipeline } from './ingest/pipeline.js';
+import { walSink } from './ingest/wal-sink.js';
+import { buildIngestPlane } from './planes/ingest-plane.js';
+import { buildAppPlane } from './planes/app-plane.js';
+import { appDoor, ingestDoor, type Plane } from './front-doors/doors.js';
+import { HttpForwarder } from './front-doors/forward.js';
+import { FORWARDED_TO_APP, normalizePath } from './front-doors/routing-table.js';
+import { PlatformLimiter, TenantLimiters } from './limits/token-bucket.js';
+import { QueryRateLimiter } from './limits/query-rate.js';
+import { effectivePlan } from './limits/plans.js';
+import { errors } from './errors.js';
+import { sweepTiers } from './lifecycle/sweep.js';
+import { RetentionJob } from './lifecycle/retention.js';
+import { bootstrapFirstAccount } from './bootstrap.js';
+
+export interface ServiceDeps {
+  config: Config;
+  adminToken: string;
+  clock: ServiceClock;
+  control: ControlStore;
+  telemetry: TelemetryStore;
+  wal: Wal;
+  print: (line: string) => void;
+  log: (line: string) => void;
+}
+
+export interface Service {
+  listen(): Promise<{ ingestUrl: string; appUrl: string }>;
+  stop(): Promise<void>;
+}
+
+export async function buildService(deps: ServiceDeps): Promise<Service> {
+  const { config, clock, control, telemetry, wal, log } = deps;
+  const resolver = new KeyResolver(control, config.keyCacheTtlMs);
+  const refusals = new RefusalCounter();
+  const metering = new Metering(control, clock, log);
+  const admission = new Admission({
+    clock, metering, platform: new PlatformLimiter(clock, config.platformRate), tenants: new TenantLimiters(clock),
+  });
+  const pipeline = new IngestPipeline({ resolver, clock, admission, sink: walSink(wal), refusals, log });
+  const queryRate = new QueryRateLimiter(clock);
+  const sweep = () => sweepTiers(control, clock);
+
+  const ingestPlane = buildIngestPlane({ pipeline, maxBodyBytes: config.maxBodyBytes });
+  const appPlane = buildAppPlane({
+    admin: { store: control, adminToken: deps.adminToken, clock, testClock: config.testClock, sweep, usage: metering, log },
+    guard: {
+      resolver, clock, refusals, log,
+      checkQueryRate: (grant) => {
+        const verdict = queryRate.admit(grant.tenant.id, effectivePlan(grant.account).queryRatePerMin);
+        if (!verdict.ok) throw errors.queryRate(verdict.retryAfter);
+      },
+    },
+    telemetry, store: control, usage: metering, refusals,
+    planOf: (grant) => effectivePlan(grant.account),
+  });
+
+  // Split roles reach the other plane over HTTP (DESIGN §1); in one process the planes are called directly.
+  const ingestSide: Plane = config.role === 'app' && config.ingestUpstream
+    ? new HttpForwarder(config.ingestUpstream, (p) => ingestPlane.owns(p)) : ingestPlane;
+  const appSide: Plane = config.role === 'ingest' && config.appUpstream
+    ? new HttpForwarder(config.appUpstream, (p) => FORWARDED_TO_APP.has(normalizePath(p))) : appPlane;
+  const onError = (e: unknown) => log(`unhandled: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+  const servers: http.Server[] = [];
+  const ingestServer = config.role !== 'app' ? http.createServer(ingestDoor(ingestSide, appSide, onError)) : null;
+  const appServer = config.role !== 'ingest' ? http.createServer(appDoor(appSide, ingestSide, onError)) : null;
+  for (const s of [ingestServer, appServer]) {
+    if (!s) continue;
+    // A slow client cannot hold a socket forever (issue 2 item 8: slow clients).
+    s.requestTimeout = 120_000;
+    s.headersTimeout = 30_000;
+    s.keepAliveTimeout = 65_000;
+    servers.push(s);
+  }
+
+  const retention = new RetentionJob(control, telemetry, clock, log);
+  const timers: NodeJS.Timeout[] = [];
+
+  const listenOn = (server: http.Server | null, port: number): Promise<string> => new Promise((resolve, reject) => {
+    if (!server) {
+      resolve('');
+      return;
+    }
+    server.once('error', reject);
+    server.listen(port, config.host, () => {
+      const addr = server.address() as AddressInfo;
+      const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+      resolve(`http://${host}:${addr.port}`);
+    });
+  });
+
+  return {
+    async listen() {
+      await metering.start();
+      const ingestUrl = await listenOn(ingestServer, config.ingestPort);
+      const appUrl = await listenOn(appServer, config.appPort);
+      await bootstrapFirstAccount(control, clock.now(), ingestUrl || appUrl, deps.print);
+      // The sweep runs at start-up and every SIGHTLINE_SWEEP_INTERVAL_MS (DESIGN §6 Trial).
+      const runSweep = () => {
+        sweep().then((t) => { if (t.length > 0) log(`sweep: ${t.length} trial(s) expired`); }, (e: unknown) => log(`sweep failed: ${String(e)}`));
+      };
+      runSweep();
+      timers.push(setInterval(runSweep, config.sweepIntervalMs));
+      timers.push(retention.schedule());
+      deps.print(`sightline listening ingest=${ingestUrl || '-'} app=${appUrl || '-'}`);
+      return { ingestUrl, appUrl };
+    },
+    async stop() {
+      for (const t of timers) clearInterval(t);
+      // Stop accepting; in-flight requests finish (DESIGN §2 SIGTERM); idle keep-alive sockets close now.
+      await Promise.all(servers.map((s) => new Promise<void>((resolve) => {
+        s.close(() => resolve());
+        s.closeIdleConnections();
+      })));
+      await wal.close();
+      await metering.stop();
+      await telemetry.close();
+      await control.close();
+    },
+  };
+}
