@@ -1,0 +1,39 @@
+// The normalized metric sample: one value of one series at one time, in the Prometheus data model that
+// the query API speaks (series = metric name + label set). OTLP points are translated into it by the
+// OpenTelemetry-to-Prometheus compatibility rules before they get here.
+
+export interface MetricSample {
+  /** `__name__`. */
+  name: string;
+  /** Every other label; values are strings. */
+  labels: Record<string, string>;
+  /** Unix milliseconds (Prometheus resolution). */
+  timeMs: number;
+  /** NaN with the stale-marker bit pattern is kept as is (see STALE_NAN_BITS). */
+  value: number;
+}
+
+/** What `/api/v1/metadata` reports for a metric family. */
+export interface MetricMetadata {
+  name: string;
+  /** counter, gauge, histogram, gaugehistogram, summary, info, stateset, unknown */
+  type: string;
+  help: string;
+  unit: string;
+}
+
+/** Prometheus marks a series stale with this NaN (remote-write 1.0 spec). */
+export const STALE_NAN_BITS = 0x7ff0000000000002n;
+
+export function isStaleMarker(value: number): boolean {
+  if (!Number.isNaN(value)) return false;
+  const view = new DataView(new ArrayBuffer(8));
+  view.setFloat64(0, value);
+  return view.getBigUint64(0) === STALE_NAN_BITS;
+}
+
+export function staleMarker(): number {
+  const view = new DataView(new ArrayBuffer(8));
+  view.setBigUint64(0, STALE_NAN_BITS);
+  return view.getFloat64(0);
+}
