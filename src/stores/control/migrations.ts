@@ -1,0 +1,96 @@
+// Versioned schema of the control store (DESIGN §1: one PostgreSQL dialect for PGlite and PostgreSQL 15).
+// Each migration is an ordered list of single statements (PGlite's extended protocol takes one statement per
+// call), applied with its version row in one transaction, so a crash mid-migration leaves nothing half-done and a
+// restart simply carries on. Append new migrations; never edit one that has shipped.
+import type { SqlDriver } from './sql-control-store.js';
+
+export interface Migration {
+  version: number;
+  name: string;
+  statements: readonly string[];
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'accounts, tenants, api keys, daily counters',
+    statements: [
+      // Times are unix ms (control-store.ts). features / limits hold only the overrides; the tier's plan fills
+      // the rest (DESIGN §3, §6).
+      `CREATE TABLE accounts (
+         id             text PRIMARY KEY,
+         name           text NOT NULL,
+         tier           text NOT NULL CHECK (tier IN ('trial', 'team', 'growth', 'custom', 'trial_expired')),
+         signup_at      bigint NOT NULL,
+         trial_ends_at  bigint,
+         payment_method boolean NOT NULL DEFAULT false,
+         features       jsonb NOT NULL DEFAULT '{}'::jsonb,
+         limits         jsonb NOT NULL DEFAULT '{}'::jsonb,
+         created_at     bigint NOT NULL
+       )`,
+      // The hourly sweep's work list (spec "States and transitions").
+      `CREATE INDEX accounts_trial_ends_idx ON accounts (trial_ends_at) WHERE tier = 'trial'`,
+      `CREATE TABLE tenants (
+         id         text PRIMARY KEY,
+         account_id text NOT NULL REFERENCES accounts (id),
+         name       text NOT NULL,
+         disabled   boolean NOT NULL DEFAULT false,
+         created_at bigint NOT NULL
+       )`,
+      `CREATE INDEX tenants_account_idx ON tenants (account_id)`,
+      `CREATE TABLE api_keys (
+         id          text PRIMARY KEY,
+         tenant_id   text NOT NULL REFERENCES tenants (id),
+         name        text NOT NULL,
+         scopes      text[] NOT NULL,
+         expires_at  bigint,
+         created_at  bigint NOT NULL,
+         revoked_at  bigint,
+         secret_hash text NOT NULL
+       )`,
+      // Every request's key lookup goes through this index; unique among live keys only, so a revoked row never
+      // blocks anything (spec "Authentication").
+      `CREATE UNIQUE INDEX api_keys_live_hash_idx ON api_keys (secret_hash) WHERE revoked_at IS NULL`,
+      `CREATE INDEX api_keys_tenant_idx ON api_keys (tenant_id)`,
+      // Daily counters per account and UTC day (spec "Daily byte counter"; DESIGN §6 metering). No foreign key on
+      // purpose: one stray account id must not make a whole metering flush fail.
+      `CREATE TABLE counters (
+         account_id text NOT NULL,
+         day        text NOT NULL CHECK (day ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}$'),
+         name       text NOT NULL,
+         value      bigint NOT NULL DEFAULT 0,
+         PRIMARY KEY (account_id, day, name)
+       )`,
+    ],
+  },
+];
+
+/** Any constant will do: it only keeps two processes opening one PostgreSQL from migrating at once. */
+const MIGRATION_LOCK = 0x51_67_6c_6e;
+
+/** Applies every pending migration in order; returns the versions applied now (empty when up to date). */
+export async function migrate(db: SqlDriver, migrations: readonly Migration[] = MIGRATIONS): Promise<number[]> {
+  const applied: number[] = [];
+  for (const m of [...migrations].sort((a, b) => a.version - b.version)) {
+    const ran = await db.transaction(async (tx) => {
+      // Lock, then create-if-missing and re-check inside the transaction: a second process waits here and then
+      // finds the version already recorded.
+      await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+      await tx.query(
+        `CREATE TABLE IF NOT EXISTS schema_migrations (
+           version    integer PRIMARY KEY,
+           name       text NOT NULL,
+           applied_at timestamptz NOT NULL DEFAULT now()
+         )`,
+        [],
+      );
+      const done = await tx.query<{ version: number }>('SELECT version FROM schema_migrations WHERE version = $1', [m.version]);
+      if (done.length > 0) return false;
+      for (const sql of m.statements) await tx.query(sql, []);
+      await tx.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [m.version, m.name]);
+      return true;
+    });
+    if (ran) applied.push(m.version);
+  }
+  return applied;
+}
