@@ -22,7 +22,7 @@ async function serve(config: Config): Promise<void> {
   await mkdir(config.dataDir, { recursive: true });
   const adminToken = await ensureAdminToken(config.dataDir, config.adminToken, print);
   const clock = new ServiceClock();
-  const control = await openControlStore({ url: config.controlDb, dataDir: config.dataDir });
+  const control = await openControlStore({ url: config.controlDb, dataDir: config.dataDir, clock });
   if (config.telemetryDb !== undefined) throw new ConfigError('--telemetry-db / SIGHTLINE_TELEMETRY_DB', 'the ClickHouse backend is not built yet; leave it unset for DuckDB');
   const telemetry = await openDuckdbStore(join(config.dataDir, 'telemetry.duckdb'));
   const wal = await openWal({ dir: join(config.dataDir, 'wal'), store: telemetry, maxBytes: config.walMaxBytes, onError: (e) => log(`wal: ${String(e)}`) });

@@ -4,7 +4,7 @@
 import type { Clock } from '../clock.js';
 import type { Account } from '../stores/control/control-store.js';
 import { effectivePlan, type EffectivePlan } from '../limits/plans.js';
-import { admitIngest, type PlatformLimiter, type TenantLimiters } from '../limits/token-bucket.js';
+import type { PlatformLimiter, TenantLimiters } from '../limits/token-bucket.js';
 import { checkIngestOpen, type Reservation } from '../limits/daily-volume.js';
 import type { Metering } from '../metering/metering.js';
 import type { Signal } from '../model/batch.js';
@@ -30,12 +30,22 @@ export class Admission {
     if (!decision.ok) throw decision.error;
   }
 
+  /**
+   * Limiters, then daily volume, decided in one synchronous step after the day is loaded, so concurrent
+   * requests cannot both pass; tokens are taken only when everything admits (a batch refused on volume
+   * spends no tokens).
+   */
   async admit(account: Account, tenantId: string, plan: EffectivePlan, entries: number, bytes: number): Promise<Reservation> {
-    const limit = admitIngest(this.deps.platform, this.deps.tenants, tenantId, plan.ingestRate, entries);
-    if (!limit.ok) throw limit.limiter === 'platform' ? errors.platformRateLimited(limit.retryAfter) : errors.rateLimited(limit.retryAfter);
     await this.deps.metering.ensureLoaded(account.id);
+    const { platform, tenants } = this.deps;
+    const p = platform.check(entries);
+    if (!p.ok) throw errors.platformRateLimited(p.retryAfter);
+    const t = tenants.check(tenantId, plan.ingestRate, entries);
+    if (!t.ok) throw errors.rateLimited(t.retryAfter);
     const reserved = this.deps.metering.daily.tryReserve(plan, account.id, bytes);
     if (!reserved.ok) throw reserved.error;
+    platform.take(entries);
+    tenants.take(tenantId, plan.ingestRate, entries);
     return reserved.reservation;
   }
 
