@@ -28,6 +28,8 @@ export interface Config {
   readonly ingestUpstream: string | undefined;
   /** Optional secret for x-vercel-signature checks on the Vercel drain. */
   readonly vercelDrainSecret: string | undefined;
+  /** Optional token echoed in x-vercel-verify for Vercel's endpoint verification. */
+  readonly vercelVerifyToken: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -60,6 +62,7 @@ const S = {
   appUpstream: { flag: '--app-upstream', env: 'SIGHTLINE_APP_UPSTREAM' },
   ingestUpstream: { flag: '--ingest-upstream', env: 'SIGHTLINE_INGEST_UPSTREAM' },
   vercelSecret: { flag: '--vercel-drain-secret', env: 'SIGHTLINE_VERCEL_DRAIN_SECRET' },
+  vercelVerify: { flag: '--vercel-verify-token', env: 'SIGHTLINE_VERCEL_VERIFY_TOKEN' },
 } satisfies Record<string, Setting>;
 
 const MIB = 1024 * 1024;
@@ -130,6 +133,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
     appUpstream: url(S.appUpstream, ['http:', 'https:']),
     ingestUpstream: url(S.ingestUpstream, ['http:', 'https:']),
     vercelDrainSecret: raw(S.vercelSecret),
+    vercelVerifyToken: raw(S.vercelVerify),
   };
   if (config.role === 'ingest' && config.appUpstream === undefined) {
     throw new ConfigError(name(S.appUpstream), 'required with --role ingest');

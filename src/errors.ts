@@ -41,6 +41,7 @@ export const errors = {
   missingScope: (scope: string) => err(403, 'forbidden', `API key does not have required scope: ${scope}`, 'missing_scope'),
   tenantMismatch: () => err(403, 'forbidden', 'API key does not belong to this tenant', 'tenant_mismatch'),
   authUnavailable: () => err(503, 'auth_unavailable', 'Authentication service unavailable', 'auth_unavailable'),
+  invalidSignature: (detail: string) => err(403, 'forbidden', detail, 'invalid_key'),
   adminTokenRequired: () => err(401, 'unauthorized', 'Admin token required', 'no_credential'),
 
   // Bodies (DESIGN §6, order of checks).

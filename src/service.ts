@@ -53,7 +53,9 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
   const queryRate = new QueryRateLimiter(clock);
   const sweep = () => sweepTiers(control, clock);
 
-  const ingestPlane = buildIngestPlane({ pipeline, maxBodyBytes: config.maxBodyBytes });
+  const ingestPlane = buildIngestPlane({
+    pipeline, maxBodyBytes: config.maxBodyBytes, vercelDrainSecret: config.vercelDrainSecret, vercelVerifyToken: config.vercelVerifyToken,
+  });
   const appPlane = buildAppPlane({
     admin: { store: control, adminToken: deps.adminToken, clock, testClock: config.testClock, sweep, usage: metering, log },
     guard: {
