@@ -1,0 +1,90 @@
+// Free fields of an entry, flattened the way VictoriaLogs stores JSON (wire-formats.md §3.1): nested
+// objects become dotted keys (`kubernetes.pod_name`), scalars stay as they are, arrays are kept as their
+// JSON text. Shared by every format parser that carries arbitrary JSON.
+import type { FieldValue } from '../../model/log-entry.js';
+
+/** A flattened field value: never an object or array. */
+export type FlatValue = string | number | boolean | null;
+
+/** Past this depth a subtree is kept as JSON text rather than flattened further (bounds the recursion). */
+export const MAX_FLATTEN_DEPTH = 32;
+
+/** `obj` flattened into a fresh record, every key under `prefix.` when a prefix is given. */
+export function flattenFields(obj: Record<string, unknown>, prefix = ''): Record<string, FieldValue> {
+  const out: Record<string, FieldValue> = {};
+  for (const key of Object.keys(obj)) addField(out, prefix === '' ? key : `${prefix}.${key}`, obj[key]);
+  return out;
+}
+
+/**
+ * Adds one value under `key`, flattening objects below it. `undefined` and functions are skipped; an
+ * empty object is kept as the text `{}` so that a field that was sent never silently disappears.
+ */
+export function addField(out: Record<string, FieldValue>, key: string, value: unknown, depth = 0): void {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      put(out, key, value);
+      return;
+    case 'number':
+      put(out, key, Number.isFinite(value) ? value : String(value));
+      return;
+    case 'bigint':
+      put(out, key, value.toString());
+      return;
+    case 'object':
+      break;
+    default:
+      return; // undefined, function, symbol: nothing JSON would carry
+  }
+  if (value === null) put(out, key, null);
+  else if (Array.isArray(value)) put(out, key, jsonText(value));
+  else if (value instanceof Uint8Array) put(out, key, Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('utf8'));
+  else if (value instanceof Date) put(out, key, value.toISOString());
+  else if (depth >= MAX_FLATTEN_DEPTH) put(out, key, jsonText(value));
+  else {
+    const obj = value as Record<string, unknown>;
+    const keys = Object.keys(obj);
+    if (keys.length === 0) put(out, key, '{}');
+    for (const k of keys) addField(out, dottedKey(key, k), obj[k], depth + 1);
+  }
+}
+
+// The same nested keys come back in every entry of a batch; joining them once and handing back the same
+// string halves the cost of flattening (measured on bench-shaped entries). Bounded: cleared when full.
+const MAX_CACHED_KEYS = 4096;
+const dotted = new Map<string, Map<string, string>>();
+
+function dottedKey(prefix: string, key: string): string {
+  let inner = dotted.get(prefix);
+  if (inner === undefined) {
+    if (dotted.size >= MAX_CACHED_KEYS) dotted.clear();
+    inner = new Map();
+    dotted.set(prefix, inner);
+  }
+  let joined = inner.get(key);
+  if (joined === undefined) {
+    if (inner.size >= MAX_CACHED_KEYS) inner.clear();
+    joined = `${prefix}.${key}`;
+    inner.set(key, joined);
+  }
+  return joined;
+}
+
+/** JSON.stringify as it behaves: undefined (and functions) give undefined, not a string. */
+const stringify = JSON.stringify as (value: unknown, replacer?: (key: string, v: unknown) => unknown) => string | undefined;
+
+/** JSON text of a value ('' for undefined); bigints (from msgpack decoders) as their decimal text. */
+export function jsonText(value: unknown): string {
+  try {
+    return stringify(value) ?? '';
+  } catch {
+    return stringify(value, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)) ?? '';
+  }
+}
+
+/** A JSON key `__proto__` is data here, not the record's prototype. */
+function put(out: Record<string, FieldValue>, key: string, value: FlatValue): void {
+  if (key === '__proto__') Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+  else out[key] = value;
+}

@@ -1,0 +1,115 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ServiceError } from '../../errors.js';
+import type { LogEntry } from '../../model/log-entry.js';
+import { parseNative } from './native.js';
+
+const NOW = 1_800_000_000_000_000_000n;
+const parse = (body: string | Buffer): LogEntry[] => parseNative(typeof body === 'string' ? Buffer.from(body) : body, NOW).logs;
+const one = (obj: Record<string, unknown>): LogEntry => {
+  const [entry] = parse(JSON.stringify(obj));
+  assert.ok(entry);
+  return entry;
+};
+function badRequest(body: string, detail: RegExp): void {
+  assert.throws(() => parse(body), (e: unknown) => e instanceof ServiceError && e.status === 400 && detail.test(e.detail));
+}
+
+void test('NDJSON tolerates a BOM, CRLF, blank lines and a trailing newline', () => {
+  const body = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"_msg":"a"}\r\n\r\n   \n{"_msg":"b"}\n{"_msg":"c"}\r\n\n')]);
+  assert.deepEqual(parse(body).map((e) => e.msg), ['a', 'b', 'c']);
+});
+
+void test('a JSON array of objects, a single bare object and a pretty-printed object are all accepted', () => {
+  assert.deepEqual(parse(' [ {"_msg":"a"}, {"_msg":"b"} ]\n').map((e) => e.msg), ['a', 'b']);
+  assert.deepEqual(parse('{"_msg":"solo"}').map((e) => e.msg), ['solo']);
+  assert.deepEqual(parse('{\n  "_msg": "pretty",\n  "a": 1\n}\n').map((e) => e.msg), ['pretty']);
+});
+
+void test('an empty body, whitespace only or an empty array holds no entries', () => {
+  for (const body of ['', '\n\r\n  ', '[]', '\ufeff']) assert.equal(parse(body).length, 0);
+});
+
+void test('a malformed NDJSON line is a 400 naming the line number and the JSON error', () => {
+  badRequest('{"_msg":"a"}\n\n{"_msg": oops}\n{"_msg":"c"}', /^Line 3: invalid JSON: Unexpected token/);
+});
+
+void test('a malformed JSON array is a 400 with the JSON error and where it is', () => {
+  badRequest('[{"_msg":"a"},\n {"_msg" "b"}]', /^Body is not a valid JSON array: .*line 2, column 10/);
+});
+
+void test('a line or element that is not an object is a 400 naming it', () => {
+  badRequest('{"_msg":"a"}\n[1,2]', /^Line 2: expected a JSON object, got an array$/);
+  badRequest('{"_msg":"a"}\n"text"', /^Line 2: expected a JSON object, got a string$/);
+  badRequest('[{"_msg":"a"}, 42]', /^Element 1: expected a JSON object, got a number$/);
+  badRequest('[{"_msg":"a"}, null]', /^Element 1: expected a JSON object, got null$/);
+});
+
+void test('the message is _msg, else the first present fallback field, which then leaves the fields', () => {
+  const cases: [Record<string, unknown>, string, string[]][] = [
+    [{ _msg: 'm', message: 'kept' }, 'm', ['message']],
+    [{ message: 'a', msg: 'b' }, 'a', ['msg']],
+    [{ msg: 'b', log: 'c' }, 'b', ['log']],
+    [{ log: 'c' }, 'c', []],
+    [{ short_message: 'gelf' }, 'gelf', []],
+    [{ event: 'e' }, 'e', []],
+    [{ line: 'l' }, 'l', []],
+    [{ message: null, msg: 'b' }, 'b', ['message']],
+    [{ other: 1 }, '', ['other']],
+  ];
+  for (const [obj, msg, fieldKeys] of cases) {
+    const e = one(obj);
+    assert.equal(e.msg, msg, JSON.stringify(obj));
+    assert.deepEqual(Object.keys(e.fields), fieldKeys, JSON.stringify(obj));
+  }
+});
+
+void test('a message that is not a string is kept as its JSON text', () => {
+  assert.equal(one({ _msg: { a: 1 } }).msg, '{"a":1}');
+  assert.equal(one({ message: 42 }).msg, '42');
+  assert.equal(one({ msg: [true] }).msg, '[true]');
+});
+
+void test('time comes from the first parseable candidate, to the nanosecond', () => {
+  assert.equal(one({ _time: '2026-11-22T04:16:20.123456789Z' }).timeNs, 1_795_320_980_123_456_789n);
+  assert.equal(one({ timestamp: 1_700_000_000_123 }).timeNs, 1_700_000_000_123_000_000n);
+  assert.equal(one({ '@timestamp': '1700000000' }).timeNs, 1_700_000_000_000_000_000n);
+  assert.equal(one({ time: 1_700_000_000.25 }).timeNs, 1_700_000_000_250_000_000n);
+  assert.equal(one({ date: 1_700_000_000_000_000 }).timeNs, 1_700_000_000_000_000_000n);
+  const e = one({ _time: 'not a time', timestamp: 1_700_000_000 });
+  assert.equal(e.timeNs, 1_700_000_000_000_000_000n);
+  assert.deepEqual(e.fields, { _time: 'not a time' });
+});
+
+void test('no time, an unparseable time or a zero time means the receipt time; an unparseable one stays a field', () => {
+  assert.equal(one({ _msg: 'x' }).timeNs, NOW);
+  const bad = one({ time: 'soon' });
+  assert.equal(bad.timeNs, NOW);
+  assert.deepEqual(bad.fields, { time: 'soon' });
+  const zero = one({ _time: 0 });
+  assert.equal(zero.timeNs, NOW);
+  assert.deepEqual(zero.fields, {});
+});
+
+void test('service, severity and trace ids are taken when strings; ids lowercased', () => {
+  const e = one({ service: 'api', level: 'WARN', trace_id: 'ABCDEF0123456789ABCDEF0123456789', spanId: 'ABCDEF0123456789', x: 1 });
+  assert.deepEqual([e.service, e.severity, e.traceId, e.spanId], ['api', 'WARN', 'abcdef0123456789abcdef0123456789', 'abcdef0123456789']);
+  assert.deepEqual(e.fields, { x: 1 });
+  assert.equal(one({ severity_text: 'error' }).severity, 'error');
+  const odd = one({ service: { name: 'api' }, level: 30 });
+  assert.deepEqual([odd.service, odd.severity], ['', '']);
+  assert.deepEqual(odd.fields, { 'service.name': 'api', level: 30 });
+});
+
+void test('every other field is kept, flattened; observed time is the receipt time and the stream is empty', () => {
+  const e = one({ _msg: 'm', kubernetes: { pod_name: 'p', labels: { app: 'a' } }, tags: ['x', 'y'], n: 1.5, ok: false, nil: null });
+  assert.deepEqual(e.fields, { 'kubernetes.pod_name': 'p', 'kubernetes.labels.app': 'a', tags: '["x","y"]', n: 1.5, ok: false, nil: null });
+  assert.equal(e.observedNs, NOW);
+  assert.equal(e.stream, '');
+});
+
+void test('only logs are filled', () => {
+  const batch = parseNative(Buffer.from('{"_msg":"a"}'), NOW);
+  assert.equal(batch.logs.length, 1);
+  assert.equal(batch.spans.length, 0);
+});
