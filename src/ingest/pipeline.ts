@@ -25,6 +25,11 @@ export interface IngestRoute {
   errorShape: ErrorShape;
   /** Cap on the body as received, bytes. */
   maxReceivedBytes: number;
+  /**
+   * How an over-cap body as received is refused: logs/traces are cut off with plain text by the HTTP
+   * layer (spec, Errors 413); metrics answer their JSON `detail` (spec, Errors 413 metrics).
+   */
+  receivedTooLarge?: () => ServiceError;
   /** Cap after decompression, bytes, and the error that reports it. */
   maxDecodedBytes: number;
   tooLarge: (decodedBytesText: string) => ServiceError;
@@ -59,11 +64,7 @@ export class IngestPipeline {
     const { req, res } = ctx;
     let tenantId = '';
     try {
-      if (declaredLength(req) > route.maxReceivedBytes) {
-        sendPlainTooLarge(req, res, route.maxReceivedBytes);
-        this.deps.refusals.count(tenantId, 'payload_too_large');
-        return;
-      }
+      if (declaredLength(req) > route.maxReceivedBytes) throw new BodyTooLargeError(route.maxReceivedBytes);
       const headers = distinctHeaders(req.headers, req.headersDistinct);
       const credential = route.plane === 'ingest'
         ? extractIngestCredential(headers, ctx.query, route)
@@ -100,7 +101,13 @@ export class IngestPipeline {
     } catch (e) {
       if (e instanceof BodyTooLargeError) {
         this.deps.refusals.count(tenantId, 'payload_too_large');
-        sendPlainTooLarge(req, res, route.maxReceivedBytes);
+        if (route.receivedTooLarge) {
+          res.shouldKeepAlive = false; // the rest of the upload is not read
+          req.resume();
+          sendError(res, route.receivedTooLarge(), route.errorShape, route.replyHeaders);
+        } else {
+          sendPlainTooLarge(req, res, route.maxReceivedBytes);
+        }
         return;
       }
       const err = asServiceError(e, this.deps.log);
