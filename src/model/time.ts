@@ -13,8 +13,9 @@ export function nsToMs(ns: bigint): number {
 
 /** RFC 3339 with nanoseconds, UTC: `2026-11-22T04:16:20.123456789Z`. */
 export function nsToRfc3339(ns: bigint): string {
-  const ms = ns / NS_PER_MS;
-  const iso = new Date(Number(ms)).toISOString(); // …T04:16:20.123Z
   const frac = ((ns % 1_000_000_000n) + 1_000_000_000n) % 1_000_000_000n;
+  // Whole seconds by floor division, so that times before 1970 keep a positive fraction.
+  const seconds = (ns - frac) / 1_000_000_000n;
+  const iso = new Date(Number(seconds) * 1000).toISOString(); // …T04:16:20.000Z
   return `${iso.slice(0, 19)}.${frac.toString().padStart(9, '0')}Z`;
 }
