@@ -1,0 +1,86 @@
+// POST /v1/logs: OTLP/HTTP logs, protobuf or JSON (wire-formats.md §3.2).
+//
+// Mapping of one LogRecord to a LogEntry (fields stay flat, dotted keys):
+//   _msg      ← body (strings as sent; kvlist/array/number bodies as JSON text)
+//   time      ← time_unix_nano, else observed_time_unix_nano, else the time of receipt
+//   severity  ← severity_text, else the short name of severity_number (INFO, WARN2, …)
+//   trace/span ids ← lowercase hex; an id that is present but unreadable is dropped (the record is kept)
+//   service   ← resource attribute `service.name`
+//   fields    ← resource attributes as sent (`service.name`, `host.name`, …), then the scope as
+//               `otel.scope.name` / `otel.scope.version` / `otel.scope.attributes.*`, then the record's
+//               attributes as sent (a record attribute wins over a resource attribute of the same key);
+//               plus `otel.severity_number` (when set) and `event.name` (LogRecord.event_name, when set).
+// A record that cannot become an entry (not an object, or a time that is not unix ns) is counted in
+// partial_success.rejected_log_records and the rest are stored; only an unreadable body is a 400.
+// Signal: `rum` when every resource in the request is a browser SDK (`telemetry.sdk.language` = webjs).
+// Real clients (§6): @opentelemetry/exporter-logs-otlp-http posts application/json, -otlp-proto posts
+// application/x-protobuf; both stream chunked bodies, gzip with `compression: 'gzip'`; the Collector's
+// otlphttp exporter posts protobuf and decodes our reply by its Content-Type.
+import type { IncomingHttpHeaders } from 'node:http';
+import type { IngestFormat, ParsedBody } from '../format.js';
+import type { FieldValue, LogEntry } from '../../model/log-entry.js';
+import {
+  RecordRejected, Rejections, anyValue, bodyText, containersOf, decodeOtlpBody, enumValue, flatAttributes, get,
+  hexId, isObj, listOf, nanos, otlpEncodingOf, otlpReplyData, resourceContext, scopeFields, sendOtlpReply,
+  severityName, str, SEVERITY_NAMES, type ResourceContext,
+} from './otlp-common.js';
+import { OtlpTypes } from './otlp-proto.js';
+
+export function parseOtlpLogs(body: Buffer, headers: IncomingHttpHeaders, nowNs: bigint): ParsedBody {
+  const encoding = otlpEncodingOf(headers, body);
+  const request = decodeOtlpBody(body, encoding, OtlpTypes.ExportLogsServiceRequest);
+  const logs: LogEntry[] = [];
+  const rejections = new Rejections();
+  let resources = 0;
+  let browser = 0;
+  for (const rl of containersOf(request, 'resourceLogs', 'request')) {
+    const resource = resourceContext(rl);
+    resources++;
+    if (resource.rum) browser++;
+    for (const sl of containersOf(rl, 'scopeLogs', 'resourceLogs')) {
+      const scope = scopeFields(sl);
+      for (const record of listOf(sl, 'logRecords', 'scopeLogs')) {
+        try {
+          logs.push(toLogEntry(record, resource, scope, nowNs));
+        } catch (e) {
+          rejections.add(e);
+        }
+      }
+    }
+  }
+  return {
+    batch: { logs, spans: [] },
+    signal: resources > 0 && browser === resources ? 'rum' : 'logs',
+    replyData: otlpReplyData(encoding, rejections, 'log records'),
+  };
+}
+
+function toLogEntry(record: unknown, resource: ResourceContext, scope: Record<string, FieldValue>, nowNs: bigint): LogEntry {
+  if (!isObj(record)) throw new RecordRejected('a log record is not an object');
+  const time = nanos(get(record, 'timeUnixNano'), 'timeUnixNano');
+  const observed = nanos(get(record, 'observedTimeUnixNano'), 'observedTimeUnixNano');
+  const severityNumber = enumValue(get(record, 'severityNumber'), SEVERITY_NAMES, 'SEVERITY_NUMBER_');
+  const fields: Record<string, FieldValue> = { ...resource.fields, ...scope };
+  flatAttributes(get(record, 'attributes'), '', fields);
+  if (severityNumber > 0) fields['otel.severity_number'] = severityNumber;
+  const eventName = str(get(record, 'eventName'));
+  if (eventName !== '') fields['event.name'] = eventName;
+  return {
+    timeNs: time > 0n ? time : observed > 0n ? observed : nowNs,
+    observedNs: nowNs,
+    service: resource.service,
+    severity: str(get(record, 'severityText')) || severityName(severityNumber),
+    msg: bodyText(anyValue(get(record, 'body'))),
+    traceId: hexId(get(record, 'traceId'), 16) ?? '',
+    spanId: hexId(get(record, 'spanId'), 8) ?? '',
+    stream: '',
+    fields,
+  };
+}
+
+export const otlpLogsFormat: IngestFormat = {
+  name: 'otlp',
+  parse: (body, req) => parseOtlpLogs(body, req.headers, req.nowNs),
+  reply: (ctx, accepted, parsed) =>
+    sendOtlpReply(ctx, accepted, parsed.replyData, OtlpTypes.ExportLogsServiceResponse, 'rejectedLogRecords'),
+};

@@ -1,0 +1,113 @@
+// POST /v1/traces: OTLP/HTTP traces, protobuf or JSON (wire-formats.md §3.2).
+//
+// One Span per OTLP span: ids lowercase hex, kind and status code as OTLP numbers (names accepted in JSON),
+// start = start_time_unix_nano (the time of receipt when absent), duration = end − start (0 when the end is
+// missing or earlier). `service` and `resource` come from the resource attributes (flat, as sent). The
+// span's attributes are flat and also carry the scope (`otel.scope.name`, `otel.scope.version`, the names
+// the OTel Jaeger/Zipkin translations use) and `w3c.tracestate` when trace_state is set. Events and links
+// keep their attributes flat; a link whose ids are unreadable is dropped.
+// A span without a readable trace_id and span_id cannot be stored: it is counted in
+// partial_success.rejected_spans and the rest are kept. Signal: `rum` for browser resources (webjs).
+import type { IncomingHttpHeaders } from 'node:http';
+import type { IngestFormat, ParsedBody } from '../format.js';
+import type { FieldValue } from '../../model/log-entry.js';
+import type { Span, SpanEvent, SpanLink } from '../../model/span.js';
+import {
+  RecordRejected, Rejections, containersOf, decodeOtlpBody, enumValue, flatAttributes, get, hexId, isObj, listOf,
+  nanos, otlpEncodingOf, otlpReplyData, resourceContext, scopeFields, sendOtlpReply, str, SPAN_KINDS,
+  STATUS_CODES, type Obj, type ResourceContext,
+} from './otlp-common.js';
+import { OtlpTypes } from './otlp-proto.js';
+
+export function parseOtlpTraces(body: Buffer, headers: IncomingHttpHeaders, nowNs: bigint): ParsedBody {
+  const encoding = otlpEncodingOf(headers, body);
+  const request = decodeOtlpBody(body, encoding, OtlpTypes.ExportTraceServiceRequest);
+  const spans: Span[] = [];
+  const rejections = new Rejections();
+  let resources = 0;
+  let browser = 0;
+  for (const rs of containersOf(request, 'resourceSpans', 'request')) {
+    const resource = resourceContext(rs);
+    resources++;
+    if (resource.rum) browser++;
+    for (const ss of containersOf(rs, 'scopeSpans', 'resourceSpans')) {
+      const scope = scopeFields(ss);
+      for (const raw of listOf(ss, 'spans', 'scopeSpans')) {
+        try {
+          spans.push(toSpan(raw, resource, scope, nowNs));
+        } catch (e) {
+          rejections.add(e);
+        }
+      }
+    }
+  }
+  return {
+    batch: { logs: [], spans },
+    signal: resources > 0 && browser === resources ? 'rum' : 'traces',
+    replyData: otlpReplyData(encoding, rejections, 'spans'),
+  };
+}
+
+function requiredId(o: Obj, key: string, bytes: 8 | 16): string {
+  const id = hexId(get(o, key), bytes);
+  if (id === null || id === '') {
+    throw new RecordRejected(`a span has ${id === null ? 'an unreadable' : 'no'} ${key} (want ${bytes * 2} hex chars)`);
+  }
+  return id;
+}
+
+function toSpan(raw: unknown, resource: ResourceContext, scope: Record<string, FieldValue>, nowNs: bigint): Span {
+  if (!isObj(raw)) throw new RecordRejected('a span is not an object');
+  const traceId = requiredId(raw, 'traceId', 16);
+  const spanId = requiredId(raw, 'spanId', 8);
+  const start = nanos(get(raw, 'startTimeUnixNano'), 'startTimeUnixNano');
+  const end = nanos(get(raw, 'endTimeUnixNano'), 'endTimeUnixNano');
+  const startNs = start > 0n ? start : nowNs;
+  const attributes = flatAttributes(get(raw, 'attributes'), '', { ...scope });
+  const traceState = str(get(raw, 'traceState'));
+  if (traceState !== '') attributes['w3c.tracestate'] = traceState;
+  const status = get(raw, 'status');
+  return {
+    traceId,
+    spanId,
+    parentSpanId: hexId(get(raw, 'parentSpanId'), 8) ?? '',
+    name: str(raw.name),
+    kind: enumValue(raw.kind, SPAN_KINDS, 'SPAN_KIND_'),
+    startNs,
+    durationNs: start > 0n && end > start ? end - start : 0n,
+    statusCode: isObj(status) ? enumValue(status.code, STATUS_CODES, 'STATUS_CODE_') : 0,
+    statusMessage: isObj(status) ? str(status.message) : '',
+    service: resource.service,
+    attributes,
+    resource: { ...resource.fields },
+    events: listOf(raw, 'events', 'span').filter(isObj).map((e) => toEvent(e, startNs)),
+    links: listOf(raw, 'links', 'span').filter(isObj).flatMap(toLink),
+  };
+}
+
+function toEvent(e: Obj, startNs: bigint): SpanEvent {
+  let timeNs: bigint;
+  try {
+    timeNs = nanos(get(e, 'timeUnixNano'), 'event timeUnixNano');
+  } catch {
+    timeNs = 0n;
+  }
+  return { timeNs: timeNs > 0n ? timeNs : startNs, name: str(e.name), attributes: flatAttributes(get(e, 'attributes')) };
+}
+
+function toLink(l: Obj): SpanLink[] {
+  const traceId = hexId(get(l, 'traceId'), 16);
+  const spanId = hexId(get(l, 'spanId'), 8);
+  if (!traceId || !spanId) return [];
+  const attributes = flatAttributes(get(l, 'attributes'));
+  const traceState = str(get(l, 'traceState'));
+  if (traceState !== '') attributes['w3c.tracestate'] = traceState;
+  return [{ traceId, spanId, attributes }];
+}
+
+export const otlpTracesFormat: IngestFormat = {
+  name: 'otlp',
+  parse: (body, req) => parseOtlpTraces(body, req.headers, req.nowNs),
+  reply: (ctx, accepted, parsed) =>
+    sendOtlpReply(ctx, accepted, parsed.replyData, OtlpTypes.ExportTraceServiceResponse, 'rejectedSpans'),
+};
