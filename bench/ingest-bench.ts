@@ -1,0 +1,73 @@
+// npm run bench: native NDJSON ingest through the real service over HTTP (durable: WAL + fsync + DuckDB)
+// side by side with a bare node:http server that only parses the same bodies line by line, in one run.
+// Prints entries/s, MB/s, their ratio, p50/p99 ack latency, and LogsQL query latency during full ingest.
+// Figures only: nothing here passes or fails on a time (STYLE.md: speed is measured, not asserted).
+import { startService, admin, newAccount, call } from '../test/support/service.js';
+import { startBareServer } from './bare-server.js';
+import { ndjsonBodies, percentile, runLoad, type LoadResult } from './load.js';
+import { extraBenchmarks } from './extra-benchmarks.js';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 4);
+
+function line(label: string, r: LoadResult): string {
+  const eps = r.entries / r.seconds;
+  const mbps = r.bytes / r.seconds / 1e6;
+  return `${label.padEnd(34)} ${Math.round(eps).toLocaleString('en').padStart(10)} entries/s  ${mbps.toFixed(1).padStart(6)} MB/s  ` +
+    `ack p50 ${percentile(r.latenciesMs, 50).toFixed(1)} ms  p99 ${percentile(r.latenciesMs, 99).toFixed(1)} ms` +
+    (r.failures ? `  (${r.failures} refused, first: ${r.firstFailure})` : '');
+}
+
+async function main(): Promise<void> {
+  const bodies = ndjsonBodies(24, 500_000, 2_000_000);
+  const entriesPerBody = bodies.reduce((n, b) => n + b.entries, 0) / bodies.length;
+  const bytesPerEntry = bodies.reduce((n, b) => n + b.body.length, 0) / bodies.reduce((n, b) => n + b.entries, 0);
+  console.log(`bodies: ${bodies.length}, 0.5–2 MB, ~${Math.round(entriesPerBody)} entries each, ~${Math.round(bytesPerEntry)} bytes/entry; ` +
+    `${CONNECTIONS} connections, ${SECONDS} s per run`);
+
+  const bare = await startBareServer();
+  await runLoad({ url: bare.url, headers: { 'Content-Type': 'application/x-ndjson' }, bodies, connections: CONNECTIONS, seconds: 2 });
+  const bareResult = await runLoad({ url: bare.url, headers: { 'Content-Type': 'application/x-ndjson' }, bodies, connections: CONNECTIONS, seconds: SECONDS });
+  await bare.close();
+
+  // The platform limiter (50,000/s by default) would cap the figure, not measure the path: lift it here.
+  const svc = await startService({ env: { SIGHTLINE_PLATFORM_RATE: '100000000' } });
+  try {
+    const acct = await newAccount(svc, { tier: 'custom' });
+    await admin(svc, 'PATCH', `/admin/v1/accounts/${acct.accountId}`, { limits: { ingest_rate: 100_000_000, daily_included_bytes: 1e15 } });
+    const headers = { 'Content-Type': 'application/x-ndjson', 'X-API-Key': acct.key };
+    const url = `${svc.ingest}/api/v1/ingest`;
+    await runLoad({ url, headers, bodies, connections: CONNECTIONS, seconds: 2 });
+
+    // Query latency while ingest runs flat out (DESIGN §1: the drain must leave the store free for queries).
+    const queryMs: number[] = [];
+    let querying = true;
+    const queries = (async () => {
+      const q = encodeURIComponent('service:checkout-3 warn | stats count() as n');
+      while (querying) {
+        const t0 = performance.now();
+        const r = await call(`${svc.app}/api/v1/tenants/${acct.tenantId}/select/logsql/query?query=${q}`, { headers: { 'X-API-Key': acct.key } });
+        if (r.status === 200) queryMs.push(performance.now() - t0);
+        await new Promise((res) => setTimeout(res, 250));
+      }
+    })();
+    const svcResult = await runLoad({ url, headers, bodies, connections: CONNECTIONS, seconds: SECONDS });
+    querying = false;
+    await queries;
+
+    console.log(line('bare node:http, parse only', bareResult));
+    console.log(line('sightline native NDJSON (durable)', svcResult));
+    const ratio = (svcResult.entries / svcResult.seconds) / (bareResult.entries / bareResult.seconds);
+    console.log(`ratio durable / bare-parse: ${(ratio * 100).toFixed(1)} %`);
+    console.log(`LogsQL stats query during full ingest: ${queryMs.length} queries, p50 ${percentile(queryMs, 50).toFixed(1)} ms, p99 ${percentile(queryMs, 99).toFixed(1)} ms`);
+
+    await extraBenchmarks({ svc, acct, seconds: SECONDS, connections: CONNECTIONS, line });
+  } finally {
+    await svc.stop();
+  }
+}
+
+main().catch((e: unknown) => {
+  console.error(e);
+  process.exit(1);
+});
