@@ -1,0 +1,308 @@
+// The write-ahead log (DESIGN §1, "WAL before ack"): append() resolves only once the record is written
+// and fsynced, so a 200 survives a crash. Appends that arrive while an fsync is in flight share the next
+// write+fsync (group commit). Acked batches stay in memory and the drain (wal-drain.ts) writes them to the
+// telemetry store in large batches, each write carrying the WAL position it reaches; on open, every record
+// past the store's position is replayed from the segment files before anything else happens.
+import { promises as fs } from 'node:fs';
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
+import type { TenantBatch } from '../model/batch.js';
+import type { TelemetryStore } from '../stores/telemetry/telemetry-store.js';
+import { decodePayload, encodeRecord, rowCount, scanRecords } from './wal-codec.js';
+import { Drain, type Queued } from './wal-drain.js';
+import { ActiveSegment, listSegments, readSegmentRange, segmentEnd, type Segment } from './wal-segment.js';
+
+export type WalPressure = 'ok' | 'wal_full' | 'backpressure';
+
+export interface WalOptions {
+  /** The directory of the segment files, `<dataDir>/wal` (DESIGN §1); created if missing. */
+  dir: string;
+  store: TelemetryStore;
+  /** Unflushed bytes past which pressure() is `wal_full` (DESIGN §1, default 1 GiB via config). */
+  maxBytes: number;
+  /** Segment size; a segment is deleted once the store has committed past its end. Default 64 MiB. */
+  segmentBytes?: number;
+  /** Rows per store.write (default 50 000). */
+  batchRows?: number;
+  /** Longest wait before a partial batch goes to the store (default 200 ms). */
+  batchIntervalMs?: number;
+  /** Record bytes of acked batches kept in memory; past this the drain reads them back from disk. Default 64 MiB. */
+  memoryBytes?: number;
+  /** Store write failures (retried), segment deletion failures, a torn tail cut off on open. */
+  onError?: (e: unknown) => void;
+}
+
+export interface WalStats {
+  /** Bytes and records made durable since open. */
+  appendedBytes: number;
+  appendedRecords: number;
+  /** Appended (or replayed) but not yet committed by the store: what pressure() looks at. */
+  unflushedBytes: number;
+  unflushedRecords: number;
+  fsyncs: number;
+  /** Records that shared the last write+fsync (group commit). */
+  lastFsyncRecords: number;
+  /** Position after the last durable record, and the store's committed position. */
+  position: bigint;
+  committedPosition: bigint;
+  /** Consecutive failed store writes (0 when healthy). */
+  storeFailures: number;
+  /** Records found past the store's position on open, and replayed. */
+  replayedRecords: number;
+}
+
+export interface Wal {
+  /** Durable when it resolves. The batch is kept by reference until drained: do not mutate it afterwards. */
+  append(tb: TenantBatch): Promise<void>;
+  pressure(): WalPressure;
+  /** Resolves when everything appended before the call is committed to the store. */
+  flush(): Promise<void>;
+  /** Refuses new appends, flushes, stops the drain and closes the files. */
+  close(): Promise<void>;
+  stats(): WalStats;
+}
+
+const MIB = 1024 * 1024;
+/** Decoded rows between event-loop turns while reading records back (replay): keeps acks flowing. */
+const DECODE_ROWS_PER_YIELD = 2048;
+
+export async function openWal(opts: WalOptions): Promise<Wal> {
+  const dir = opts.dir;
+  const onError = opts.onError ?? ((e: unknown) => console.error('wal:', e));
+  await fs.mkdir(dir, { recursive: true });
+  const storePos = await opts.store.walPosition();
+  const { segments, backlog } = await recover(dir, storePos, onError);
+  const last = segments[segments.length - 1];
+  const active = last ? await ActiveSegment.reopen(last) : await ActiveSegment.create(dir, storePos);
+  if (!last) segments.push(active.segment);
+  const wal = new WalImpl(opts, onError, dir, segments, active, storePos, backlog);
+  // DESIGN §1: "On start, the WAL is replayed past the checkpoint" — before the first append is taken.
+  await wal.flush();
+  return wal;
+}
+
+/**
+ * Scans the segments: deletes those the store has passed, cuts a torn tail off the last one, and lists
+ * every record past `storePos` (not decoded: the drain reads them back in order).
+ */
+async function recover(dir: string, storePos: bigint, onError: (e: unknown) => void): Promise<{ segments: Segment[]; backlog: Queued[] }> {
+  const all = await listSegments(dir);
+  const segments: Segment[] = [];
+  const backlog: Queued[] = [];
+  for (const [i, seg] of all.entries()) {
+    const isLast = i === all.length - 1;
+    if (!isLast && segmentEnd(seg) <= storePos) {
+      await fs.unlink(seg.path);
+      continue;
+    }
+    const { records, validEnd } = scanRecords(await fs.readFile(seg.path));
+    if (validEnd < seg.size) {
+      // Only the tail can be torn (records are acked after fsync, in order); elsewhere it is damage.
+      onError(new Error(`wal: ${seg.path}: ${seg.size - validEnd} bytes after offset ${validEnd} are ${isLast ? 'a torn tail, cut off' : 'corrupt, skipped'}`));
+      seg.size = validEnd;
+    }
+    if (isLast && segmentEnd(seg) < storePos) {
+      // The store is ahead of the log (the log was lost or cut): start afresh at the store's position.
+      await fs.unlink(seg.path);
+      continue;
+    }
+    const prev = segments[segments.length - 1];
+    const expected = prev ? segmentEnd(prev) : storePos;
+    if (seg.start > expected) onError(new Error(`wal: positions ${expected}..${seg.start} are missing`));
+    for (const r of records) {
+      const end = seg.start + BigInt(r.end);
+      if (end <= storePos) continue;
+      if (seg.start + BigInt(r.start) < storePos) throw new Error(`wal: store position ${storePos} is inside a record of ${seg.path}`);
+      backlog.push({ tb: undefined, end, bytes: r.end - r.start, rows: r.rows, readyAt: 0 });
+    }
+    segments.push(seg);
+  }
+  return { segments, backlog };
+}
+
+interface Pending {
+  rec: Buffer;
+  tb: TenantBatch;
+  rows: number;
+  resolve: () => void;
+  reject: (e: unknown) => void;
+}
+
+function asError(e: unknown): Error {
+  return e instanceof Error ? e : new Error(String(e));
+}
+
+class WalImpl implements Wal {
+  private readonly drain: Drain;
+  private readonly segmentBytes: number;
+  private readonly memoryCap: number;
+  private pending: Pending[] = [];
+  private committing = false;
+  /** Set when a write or fsync failed: the file's state is unknown, so no later append may be acked. */
+  private broken: unknown = undefined;
+  private closing = false;
+  private acked: bigint;
+  private inMemory = 0;
+  private lastAppend: Promise<void> = Promise.resolve();
+  private readonly replayedRecords: number;
+  private readonly counts = { appendedBytes: 0, appendedRecords: 0, unflushedBytes: 0, unflushedRecords: 0, fsyncs: 0, lastFsyncRecords: 0 };
+
+  constructor(
+    private readonly opts: WalOptions,
+    private readonly onError: (e: unknown) => void,
+    private readonly dir: string,
+    private readonly segments: Segment[],
+    private active: ActiveSegment,
+    storePos: bigint,
+    backlog: Queued[],
+  ) {
+    this.segmentBytes = opts.segmentBytes ?? 64 * MIB;
+    this.memoryCap = opts.memoryBytes ?? 64 * MIB;
+    this.acked = segmentEnd(active.segment);
+    this.drain = new Drain({
+      store: opts.store, committed: storePos, batchRows: opts.batchRows ?? 50_000, intervalMs: opts.batchIntervalMs ?? 200,
+      load: (entries) => this.load(entries), committedTo: (end, entries) => this.committedTo(end, entries), onError,
+    });
+    this.replayedRecords = backlog.length;
+    for (const q of backlog) {
+      this.counts.unflushedBytes += q.bytes;
+      this.counts.unflushedRecords++;
+      this.drain.push(q);
+    }
+  }
+
+  append(tb: TenantBatch): Promise<void> {
+    if (this.closing) return Promise.reject(new Error('wal: closed'));
+    if (this.broken !== undefined) return Promise.reject(asError(this.broken));
+    let rec: Buffer;
+    try {
+      rec = encodeRecord(tb);
+    } catch (e) {
+      return Promise.reject(asError(e));
+    }
+    this.counts.unflushedBytes += rec.length;
+    this.counts.unflushedRecords++;
+    const p = new Promise<void>((resolve, reject) => this.pending.push({ rec, tb, rows: rowCount(tb), resolve, reject }));
+    this.lastAppend = p.catch(() => undefined);
+    if (!this.committing) void this.commitLoop();
+    return p;
+  }
+
+  /** Group commit: whatever queued up during the previous fsync goes out in one write+fsync. */
+  private async commitLoop(): Promise<void> {
+    this.committing = true;
+    while (this.pending.length > 0) {
+      const group = this.pending;
+      this.pending = [];
+      let bytes = 0;
+      for (const g of group) bytes += g.rec.length;
+      try {
+        const size = this.active.segment.size;
+        if (size > 0 && size + bytes > this.segmentBytes) await this.roll();
+        await this.active.append(group.length === 1 && group[0] ? group[0].rec : Buffer.concat(group.map((g) => g.rec), bytes));
+      } catch (e) {
+        this.broken = e;
+        this.onError(e);
+        for (const g of [...group, ...this.pending.splice(0)]) {
+          this.counts.unflushedBytes -= g.rec.length;
+          this.counts.unflushedRecords--;
+          g.reject(e);
+        }
+        break;
+      }
+      Object.assign(this.counts, {
+        fsyncs: this.counts.fsyncs + 1, lastFsyncRecords: group.length,
+        appendedBytes: this.counts.appendedBytes + bytes, appendedRecords: this.counts.appendedRecords + group.length,
+      });
+      const readyAt = performance.now();
+      for (const g of group) {
+        this.acked += BigInt(g.rec.length);
+        const keep = this.inMemory + g.rec.length <= this.memoryCap;
+        if (keep) this.inMemory += g.rec.length;
+        this.drain.push({ tb: keep ? g.tb : undefined, end: this.acked, bytes: g.rec.length, rows: g.rows, readyAt });
+        g.resolve();
+      }
+    }
+    this.committing = false;
+  }
+
+  private async roll(): Promise<void> {
+    const start = segmentEnd(this.active.segment);
+    await this.active.close();
+    this.active = await ActiveSegment.create(this.dir, start);
+    this.segments.push(this.active.segment);
+  }
+
+  /** The batches of `entries`, reading back from the segments those not held in memory. */
+  private async load(entries: Queued[]): Promise<TenantBatch[]> {
+    const out: TenantBatch[] = [];
+    let i = 0;
+    while (i < entries.length) {
+      const q = entries[i] as Queued;
+      if (q.tb !== undefined) {
+        out.push(q.tb);
+        i++;
+        continue;
+      }
+      const start = q.end - BigInt(q.bytes);
+      const seg = this.segments.find((s) => s.start <= start && start < segmentEnd(s));
+      if (seg === undefined) throw new Error(`wal: no segment holds position ${start}`);
+      let j = i;
+      while (j < entries.length && entries[j]?.tb === undefined && (entries[j] as Queued).end <= segmentEnd(seg)) j++;
+      const to = (entries[j - 1] as Queued).end;
+      const { records } = scanRecords(await readSegmentRange(seg.path, Number(start - seg.start), Number(to - seg.start)));
+      if (records.length !== j - i) throw new Error(`wal: ${seg.path} does not hold the records it did on open`);
+      let rows = 0;
+      for (const r of records) {
+        out.push(decodePayload(r.payload));
+        rows += r.rows;
+        if (rows >= DECODE_ROWS_PER_YIELD) {
+          rows = 0;
+          await yieldToLoop();
+        }
+      }
+      i = j;
+    }
+    return out;
+  }
+
+  /** The store has committed through `end`: release the accounting and delete segments wholly behind it. */
+  private async committedTo(end: bigint, entries: Queued[]): Promise<void> {
+    for (const q of entries) {
+      this.counts.unflushedBytes -= q.bytes;
+      this.counts.unflushedRecords--;
+      if (q.tb !== undefined) this.inMemory -= q.bytes;
+    }
+    while (this.segments.length > 1 && this.segments[0] && segmentEnd(this.segments[0]) <= end) {
+      const seg = this.segments.shift() as Segment;
+      await fs.unlink(seg.path);
+    }
+  }
+
+  pressure(): WalPressure {
+    // DESIGN §1: wal_full past the size limit; backpressure past a lower watermark or while the store fails.
+    const unflushed = this.counts.unflushedBytes;
+    if (unflushed > this.opts.maxBytes) return 'wal_full';
+    if (this.drain.failing || unflushed > this.opts.maxBytes / 4) return 'backpressure';
+    return 'ok';
+  }
+
+  async flush(): Promise<void> {
+    await this.lastAppend;
+    await this.drain.waitCommitted(this.acked);
+  }
+
+  async close(): Promise<void> {
+    if (this.closing) return;
+    this.closing = true;
+    await this.flush();
+    await this.drain.stop();
+    await this.active.close();
+  }
+
+  stats(): WalStats {
+    return {
+      ...this.counts, position: this.acked, committedPosition: this.drain.committed, storeFailures: this.drain.failures,
+      replayedRecords: this.replayedRecords,
+    };
+  }
+}

@@ -1,0 +1,200 @@
+// The one contract every telemetry store backend passes (DESIGN §1: "The same test suite runs against
+// every backend that is present"; STYLE.md habit 3). A backend's test file calls telemetryStoreContract.
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import type { TenantBatch } from '../../model/batch.js';
+import type { LogEntry } from '../../model/log-entry.js';
+import type { Span } from '../../model/span.js';
+import type { TelemetryStore } from './telemetry-store.js';
+
+/** Opens the store kept under `key` (a fresh temp directory per test); the same key reopens the same data. */
+export type OpenStore = (key: string) => Promise<TelemetryStore>;
+
+/** A stored log row as written; the interface has no raw read, so each backend supplies this test-only view. */
+export interface StoredLog {
+  format: string;
+  entry: LogEntry;
+}
+export type PeekLogs = (store: TelemetryStore, tenantId: string) => Promise<StoredLog[]>;
+
+const T0 = 1_700_000_000_123_456_789n;
+
+export function log(over: Partial<LogEntry> = {}): LogEntry {
+  return {
+    timeNs: T0, observedNs: T0 + 1n, service: 'api', severity: 'info', msg: 'hello', traceId: '', spanId: '',
+    stream: '{service="api"}', fields: {}, ...over,
+  };
+}
+
+export function span(over: Partial<Span> = {}): Span {
+  return {
+    traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7', parentSpanId: '', name: 'GET /', kind: 2,
+    startNs: T0, durationNs: 1_000_000n, statusCode: 0, statusMessage: '', service: 'api', attributes: {}, resource: {},
+    events: [], links: [], ...over,
+  };
+}
+
+export function logsBatch(tenantId: string, logs: LogEntry[], format = 'native'): TenantBatch {
+  return { tenantId, format, batch: { logs, spans: [] } };
+}
+
+export function spansBatch(tenantId: string, spans: Span[], format = 'otlp'): TenantBatch {
+  return { tenantId, format, batch: { logs: [], spans } };
+}
+
+const byTime = (a: StoredLog, b: StoredLog) => (a.entry.timeNs < b.entry.timeNs ? -1 : a.entry.timeNs > b.entry.timeNs ? 1 : 0);
+
+export function telemetryStoreContract(name: string, open: OpenStore, peek: PeekLogs): void {
+  void describe(`telemetry store contract: ${name}`, () => {
+    const dirs: string[] = [];
+    after(async () => {
+      for (const d of dirs) await rm(d, { recursive: true, force: true });
+    });
+    /** A fresh store, closed after `fn` even when it fails. */
+    async function withStore(fn: (s: TelemetryStore, key: string) => Promise<void>): Promise<void> {
+      const key = await mkdtemp(join(tmpdir(), 'sightline-store-'));
+      dirs.push(key);
+      const s = await open(key);
+      try {
+        await fn(s, key);
+      } finally {
+        await s.close();
+      }
+    }
+
+    void test('a new store is at WAL position 0', () => withStore(async (s) => {
+      assert.equal(await s.walPosition(), 0n);
+    }));
+
+    void test('write records its rows and the WAL position together, and the position only moves forward', () => withStore(async (s) => {
+      await s.write([logsBatch('t1', [log({ msg: 'a' })])], 100n);
+      assert.equal(await s.walPosition(), 100n);
+      await s.write([logsBatch('t1', [log({ msg: 'b' })])], 250n);
+      assert.equal(await s.walPosition(), 250n);
+      assert.deepEqual((await peek(s, 't1')).map((r) => r.entry.msg).sort(), ['a', 'b']);
+    }));
+
+    void test('a write at or behind the recorded position is already in the store and is skipped (retries are idempotent)', () => withStore(async (s) => {
+      await s.write([logsBatch('t1', [log({ msg: 'a' })])], 100n);
+      await s.write([logsBatch('t1', [log({ msg: 'a' })])], 100n);
+      await s.write([logsBatch('t1', [log({ msg: 'older' })])], 60n);
+      assert.equal(await s.walPosition(), 100n);
+      assert.deepEqual((await peek(s, 't1')).map((r) => r.entry.msg), ['a']);
+    }));
+
+    void test('a write without rows still moves the position (records of zero entries are drained too)', () => withStore(async (s) => {
+      await s.write([], 40n);
+      await s.write([logsBatch('t1', [])], 80n);
+      assert.equal(await s.walPosition(), 80n);
+    }));
+
+    void test('logs round-trip every column, ns exact and fields as JSON', () => withStore(async (s) => {
+      const full = log({
+        timeNs: 9_223_372_036_854_775_807n, observedNs: 1_700_000_000_000_000_001n, service: 'checkout',
+        severity: 'ERROR', msg: 'naïve "quoted" ✓ \n line', traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
+        spanId: '00f067aa0ba902b7', stream: '{app="shop",env="prod"}',
+        fields: { 'http.status': 503, 'k8s.pod.name': 'pod-1', ok: false, nothing: null, ratio: 0.25, tags: ['a', 'b'] },
+      });
+      const early = log({ timeNs: 1n, observedNs: 2n, msg: 'early', fields: {} });
+      await s.write([logsBatch('t1', [full, early], 'loki')], 1n);
+      const rows = (await peek(s, 't1')).sort(byTime);
+      assert.deepEqual(rows, [{ format: 'loki', entry: early }, { format: 'loki', entry: full }]);
+    }));
+
+    void test('the log reads see a write as soon as it resolves, for its tenant only', () => withStore(async (s) => {
+      const all = { filter: { kind: 'all' as const }, pipes: [] };
+      await s.write([logsBatch('t1', [log({ msg: 'seen', fields: { user: 'ann' } })]), logsBatch('t2', [log({ msg: 'other' })])], 3n);
+      const rows = await s.searchLogs('t1', all, {}, 10);
+      assert.deepEqual(rows.map((r) => [r._msg, r._stream, r.service, r.user]), [['seen', '{service="api"}', 'api', 'ann']]);
+      assert.equal((await s.logHits('t1', all, {}, 1_000_000_000n))[0]?.total, 1);
+      assert.ok((await s.logFieldNames('t1', all, {})).some((v) => v.value === 'user' && v.hits === 1));
+      assert.deepEqual(await s.logFieldValues('t1', all, {}, 'user', 10), [{ value: 'ann', hits: 1 }]);
+    }));
+
+    void test('a log without a stream gets one derived from its service', () => withStore(async (s) => {
+      await s.write([logsBatch('t1', [log({ stream: '', service: 'web', msg: 'x' }), log({ stream: '', service: '', msg: 'y' })])], 1n);
+      const rows = await peek(s, 't1');
+      assert.deepEqual(rows.map((r) => [r.entry.msg, r.entry.stream]).sort(), [['x', '{service="web"}'], ['y', '{}']]);
+    }));
+
+    void test('spans round-trip with events and links, and getTrace orders them by start', () => withStore(async (s) => {
+      const root = span({
+        spanId: 'aaaaaaaaaaaaaaaa', name: 'POST /pay', startNs: T0, durationNs: 5_000_000n, statusCode: 2,
+        statusMessage: 'boom', kind: 2, attributes: { 'http.method': 'POST', retries: 2 }, resource: { 'service.name': 'api' },
+        events: [{ timeNs: T0 + 7n, name: 'exception', attributes: { 'exception.type': 'Error' } }],
+        links: [{ traceId: '0123456789abcdef0123456789abcdef', spanId: '0123456789abcdef', attributes: { why: 'retry' } }],
+      });
+      const child = span({ spanId: 'bbbbbbbbbbbbbbbb', parentSpanId: 'aaaaaaaaaaaaaaaa', name: 'db', kind: 3, startNs: T0 + 1000n, service: 'db' });
+      await s.write([spansBatch('t1', [child, root])], 1n);
+      assert.deepEqual(await s.getTrace('t1', root.traceId), [root, child]);
+      assert.deepEqual(await s.getTrace('t2', root.traceId), [], 'another tenant sees nothing');
+      assert.deepEqual(await s.getTrace('t1', 'ffffffffffffffffffffffffffffffff'), []);
+    }));
+
+    void test('findTraces groups spans by trace, filters, and lists the newest first', () => withStore(async (s) => {
+      const id = (n: number) => n.toString(16).padStart(32, '0');
+      const spans: Span[] = [];
+      for (let n = 1; n <= 4; n++) {
+        const start = T0 + BigInt(n) * 1_000_000_000n;
+        spans.push(span({ traceId: id(n), spanId: `${n}`.padStart(16, 'a'), name: `root${n}`, service: 'front', startNs: start, durationNs: 100n }));
+        spans.push(span({
+          traceId: id(n), spanId: `${n}`.padStart(16, 'b'), parentSpanId: `${n}`.padStart(16, 'a'), name: n === 3 ? 'slow' : 'query',
+          service: 'db', startNs: start + 10n, durationNs: BigInt(n) * 1000n, statusCode: n % 2 === 0 ? 2 : 0,
+        }));
+      }
+      await s.write([spansBatch('t1', spans), spansBatch('t2', [span({ traceId: id(9), service: 'front' })])], 1n);
+      const all = await s.findTraces('t1', { range: {}, limit: 10 });
+      assert.deepEqual(all.map((t) => t.traceId), [id(4), id(3), id(2), id(1)]);
+      assert.deepEqual(all[0], {
+        traceId: id(4), rootService: 'front', rootName: 'root4', startNs: T0 + 4_000_000_000n, durationNs: 4010n,
+        spanCount: 2, errorCount: 1,
+      });
+      const ids = async (f: Partial<Parameters<TelemetryStore['findTraces']>[1]>) =>
+        (await s.findTraces('t1', { range: {}, limit: 10, ...f })).map((t) => t.traceId);
+      assert.deepEqual(await ids({ limit: 2 }), [id(4), id(3)]);
+      assert.deepEqual(await ids({ name: 'slow' }), [id(3)]);
+      assert.deepEqual(await ids({ service: 'db', minDurationNs: 2000n }), [id(4), id(3), id(2)]);
+      assert.deepEqual(await ids({ service: 'front', minDurationNs: 2000n }), [], 'filters hold for one span together');
+      assert.deepEqual(await ids({ range: { startNs: T0 + 2_000_000_000n, endNs: T0 + 4_000_000_000n } }), [id(3), id(2)]);
+      assert.deepEqual(await ids({ service: 'nope' }), []);
+      assert.deepEqual((await s.findTraces('t2', { range: {}, limit: 10 })).map((t) => t.traceId), [id(9)]);
+    }));
+
+    void test('deleteOlderThan drops logs by time and spans by start, for that tenant only', () => withStore(async (s) => {
+      const cut = T0 + 100n;
+      await s.write([
+        logsBatch('t1', [log({ timeNs: cut - 1n, msg: 'old' }), log({ timeNs: cut, msg: 'new' })]),
+        spansBatch('t1', [span({ spanId: '1'.repeat(16), startNs: cut - 1n }), span({ spanId: '2'.repeat(16), startNs: cut })]),
+        logsBatch('t2', [log({ timeNs: cut - 1n, msg: 'other tenant' })]),
+        spansBatch('t2', [span({ startNs: cut - 1n })]),
+      ], 5n);
+      assert.equal(await s.deleteOlderThan('t1', cut), 2);
+      assert.deepEqual((await peek(s, 't1')).map((r) => r.entry.msg), ['new']);
+      assert.deepEqual((await s.getTrace('t1', span().traceId)).map((x) => x.spanId), ['2'.repeat(16)]);
+      assert.equal((await peek(s, 't2')).length, 1);
+      assert.equal((await s.getTrace('t2', span().traceId)).length, 1);
+      assert.equal(await s.walPosition(), 5n, 'retention leaves the WAL position alone');
+    }));
+
+    void test('a reopened store keeps its rows and position', async () => {
+      const key = await mkdtemp(join(tmpdir(), 'sightline-store-'));
+      dirs.push(key);
+      const first = await open(key);
+      await first.write([logsBatch('t1', [log({ msg: 'kept' })]), spansBatch('t1', [span()])], 77n);
+      await first.close();
+      const again = await open(key);
+      try {
+        assert.equal(await again.walPosition(), 77n);
+        assert.deepEqual((await peek(again, 't1')).map((r) => r.entry.msg), ['kept']);
+        assert.deepEqual(await again.getTrace('t1', span().traceId), [span()]);
+        await again.write([logsBatch('t1', [log({ msg: 'more' })])], 78n);
+        assert.equal((await peek(again, 't1')).length, 2);
+      } finally {
+        await again.close();
+      }
+    });
+  });
+}
