@@ -1,0 +1,164 @@
+// LogsQL pipes → nested DuckDB SELECTs over the filtered logs (logsql-filter-sql.ts). Each pipe turns one
+// relation into the next, as VictoriaLogs runs them in order: `| limit 5 | sort by (x)` sorts the 5 newest.
+// Stats results get generated column names (c0, c1, …): user-chosen names never enter the SQL text.
+import type { Pipe, StatsFunc, StatsGroup } from '../../../query/logsql/ast.js';
+import { canonicalField } from '../../../query/logsql/ast.js';
+import { bucketSql, EMPTY_FIELD, logsField, rfc3339Sql, type FieldSql, type SqlParams } from './logsql-filter-sql.js';
+
+export interface StatsColumn {
+  /** The LogsQL name (a `by` field or a function's result name). */
+  name: string;
+  /** Its SQL column: c0, c1, … */
+  alias: string;
+}
+
+/** Rows of log entries: the columns of logsBaseSql(), with `fields`/`delete` remembered as a projection. */
+export interface LogsRelation {
+  kind: 'logs';
+  sql: string;
+  /** ORDER BY terms that give the current row order. */
+  order: string[];
+  /** After `| fields a, b`: the names kept, in order; undefined while every field is kept. */
+  only?: string[];
+  /** After `| delete a` (without `fields`): the names dropped. */
+  hidden: Set<string>;
+}
+
+/** Rows of a stats pipe: VARCHAR columns named by `columns`. */
+export interface StatsRelation {
+  kind: 'stats';
+  sql: string;
+  order: string[];
+  columns: StatsColumn[];
+}
+
+export type Relation = LogsRelation | StatsRelation;
+
+/** Newest first (DESIGN §4) unless a sort pipe says otherwise. */
+export const NEWEST_FIRST = 'time_ns DESC';
+
+export function logsRelation(baseSql: string): LogsRelation {
+  return { kind: 'logs', sql: baseSql, order: [NEWEST_FIRST], hidden: new Set() };
+}
+
+export function isVisible(rel: LogsRelation, name: string): boolean {
+  return rel.only ? rel.only.includes(name) : !rel.hidden.has(name);
+}
+
+/** A field of the relation's rows; a field the pipes dropped or a stats pipe did not produce reads as ''. */
+export function relationField(rel: Relation, name: string, p: SqlParams): FieldSql {
+  if (rel.kind === 'stats') {
+    const col = rel.columns.find((c) => c.name === name);
+    return col ? { text: col.alias } : EMPTY_FIELD;
+  }
+  const canonical = canonicalField(name);
+  return isVisible(rel, canonical) ? logsField(canonical, p) : EMPTY_FIELD;
+}
+
+export function orderBySql(order: string[]): string {
+  return order.length === 0 ? '' : ` ORDER BY ${order.join(', ')}`;
+}
+
+export function applyPipes(start: Relation, pipes: Pipe[], p: SqlParams): Relation {
+  let rel = start;
+  pipes.forEach((pipe, i) => {
+    rel = applyPipe(rel, pipe, p, `p${i}`);
+  });
+  return rel;
+}
+
+function applyPipe(rel: Relation, pipe: Pipe, p: SqlParams, name: string): Relation {
+  switch (pipe.kind) {
+    case 'sort': {
+      // Earlier order breaks ties, so that consecutive sorts behave like a stable sort.
+      const keys = pipe.by.flatMap((k) => sortTerms(relationField(rel, k.field, p), k.desc));
+      return { ...rel, order: [...keys, ...rel.order] };
+    }
+    case 'limit':
+      return { ...rel, sql: `SELECT * FROM (${rel.sql}) AS ${name}${orderBySql(rel.order)} LIMIT ${p.add(BigInt(pipe.n))}` };
+    case 'offset':
+      return { ...rel, sql: `SELECT * FROM (${rel.sql}) AS ${name}${orderBySql(rel.order)} OFFSET ${p.add(BigInt(pipe.n))}` };
+    case 'fields':
+      return rel.kind === 'stats'
+        ? { ...rel, columns: rel.columns.filter((c) => pipe.fields.includes(c.name)) }
+        : { ...rel, only: [...new Set(pipe.fields.filter((f) => isVisible(rel, f)))], hidden: new Set() };
+    case 'delete':
+      if (rel.kind === 'stats') return { ...rel, columns: rel.columns.filter((c) => !pipe.fields.includes(c.name)) };
+      if (rel.only) return { ...rel, only: rel.only.filter((f) => !pipe.fields.includes(f)) };
+      return { ...rel, hidden: new Set([...rel.hidden, ...pipe.fields]) };
+    case 'stats':
+      return statsRelation(rel, pipe.by, pipe.funcs, p, name);
+  }
+}
+
+/**
+ * Numbers sort as numbers and before other text, the rest as text (VictoriaLogs compares numerically when both
+ * values are numbers); times sort by their ns.
+ */
+function sortTerms(f: FieldSql, desc: boolean): string[] {
+  // A constant orders nothing, and DuckDB refuses it in ORDER BY.
+  if (f === EMPTY_FIELD) return [];
+  const dir = desc ? 'DESC' : 'ASC';
+  if (f.ns !== undefined) return [`${f.ns} ${dir}`];
+  const num = `TRY_CAST(${f.text} AS DOUBLE)`;
+  return [`(${num} IS NULL) ${dir}`, `${num} ${dir}`, `${f.text} ${dir}`];
+}
+
+function statsRelation(rel: Relation, by: StatsGroup[], funcs: StatsFunc[], p: SqlParams, name: string): StatsRelation {
+  const columns: StatsColumn[] = [];
+  const selects: string[] = [];
+  for (const g of by) {
+    const alias = `c${columns.length}`;
+    selects.push(`${groupSql(relationField(rel, g.field, p), g.bucketNs, p)} AS ${alias}`);
+    columns.push({ name: g.field, alias });
+  }
+  for (const f of funcs) {
+    const alias = `c${columns.length}`;
+    selects.push(`${aggregateSql(rel, f, p)} AS ${alias}`);
+    columns.push({ name: f.name, alias });
+  }
+  const groupBy = by.length > 0 ? ' GROUP BY ALL' : '';
+  return {
+    kind: 'stats',
+    sql: `SELECT ${selects.join(', ')} FROM (${rel.sql}) AS ${name}${groupBy}`,
+    // Stats rows come in no particular order in VictoriaLogs; ours are sorted by the groups, for stable output.
+    order: columns.slice(0, by.length).map((c) => `${c.alias} ASC`),
+    columns,
+  };
+}
+
+/** `by (_time:1h)` buckets the time to the step, aligned to the unix epoch (floored, also before 1970). */
+function groupSql(f: FieldSql, bucketNs: bigint | undefined, p: SqlParams): string {
+  if (bucketNs === undefined || f.ns === undefined) return f.text;
+  return rfc3339Sql(bucketSql(f.ns, p.add(bucketNs)));
+}
+
+/** A DOUBLE as VictoriaLogs prints it: integers without `.0`. NULL stays NULL. */
+function numberText(x: string): string {
+  return `(CASE WHEN ${x} IS NULL THEN NULL WHEN ${x} = trunc(${x}) AND abs(${x}) < 1e15 ` +
+    `THEN CAST(CAST(${x} AS BIGINT) AS VARCHAR) ELSE CAST(${x} AS VARCHAR) END)`;
+}
+
+/**
+ * Stats functions (https://docs.victoriametrics.com/victorialogs/logsql/#stats-pipe-functions), each a VARCHAR
+ * like VictoriaLogs' output. Empty values are skipped; sum/avg of no numbers is NaN; min/max compare numbers
+ * numerically and fall back to text when a field holds no numbers.
+ */
+function aggregateSql(rel: Relation, f: StatsFunc, p: SqlParams): string {
+  if (f.field === undefined) return 'CAST(count(*) AS VARCHAR)';
+  const ref = relationField(rel, f.field, p);
+  const v = ref.text;
+  switch (f.fn) {
+    case 'count':
+      return `CAST(count(*) FILTER (WHERE ${v} <> '') AS VARCHAR)`;
+    case 'count_uniq':
+      return `CAST(count(DISTINCT ${ref.ns ?? `nullif(${v}, '')`}) AS VARCHAR)`;
+    case 'sum':
+    case 'avg':
+      return `coalesce(${numberText(`${f.fn}(TRY_CAST(${v} AS DOUBLE))`)}, 'NaN')`;
+    case 'min':
+    case 'max':
+      if (ref.ns !== undefined) return `coalesce(${rfc3339Sql(`${f.fn}(${ref.ns})`)}, '')`;
+      return `coalesce(${numberText(`${f.fn}(TRY_CAST(${v} AS DOUBLE))`)}, ${f.fn}(nullif(${v}, '')), '')`;
+  }
+}
