@@ -12,7 +12,7 @@ import type { Clock } from '../clock.js';
 import { ServiceError } from '../errors.js';
 import type { IngestFormat } from './format.js';
 import { BodyTooLargeError, decodeBody, readBody } from './body.js';
-import { batchEntryCount } from '../model/batch.js';
+import { batchEntryCount, batchIsEmpty } from '../model/batch.js';
 import { msToNs } from '../model/time.js';
 import type { Admission } from './admission.js';
 import type { RefusalCounter } from '../observability/refusals.js';
@@ -86,7 +86,7 @@ export class IngestPipeline {
 
       const ticket = await this.deps.admission.admit(grant.account, grant.tenant.id, plan, entries, body.length);
       try {
-        if (entries > 0) {
+        if (!batchIsEmpty(parsed.batch)) {
           this.deps.sink.checkPressure();
           await this.deps.sink.append(grant.tenant.id, route.format.name, parsed);
         }
