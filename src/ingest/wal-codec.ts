@@ -7,11 +7,17 @@
 import type { TenantBatch } from '../model/batch.js';
 import type { FieldValue, LogEntry } from '../model/log-entry.js';
 import type { Span, SpanEvent, SpanLink } from '../model/span.js';
+import type { MetricMetadata, MetricSample } from '../model/metric.js';
+import type { ReplayChunk } from '../model/replay.js';
+import { isStaleMarker, staleMarker } from '../model/metric.js';
 
 export const RECORD_HEADER_BYTES = 12;
 const CRC_FROM = 8;
-/** Payload version, first element of the array; bump when the layout changes. */
-const VERSION = 1;
+/**
+ * Payload version, first element of the array; bump when the layout changes. Version 1 held logs and
+ * spans only; version 2 adds metric samples, metric metadata and replay chunks. Both decode.
+ */
+const VERSION = 2;
 
 // CRC-32 (IEEE 802.3, as zlib and gzip), slice-by-8: node:zlib has crc32 only from Node 22.
 const TABLES = buildTables();
@@ -53,7 +59,9 @@ export function crc32(buf: Uint8Array, start = 0, end = buf.length): number {
 
 /** One framed record, ready to be written. */
 export function encodeRecord(tb: TenantBatch): Buffer {
-  const json = JSON.stringify([VERSION, tb.tenantId, tb.format, tb.batch.logs.map(logToArray), tb.batch.spans.map(spanToArray)]);
+  const b = tb.batch;
+  const json = JSON.stringify([VERSION, tb.tenantId, tb.format, b.logs.map(logToArray), b.spans.map(spanToArray),
+    (b.samples ?? []).map(sampleToArray), (b.metadata ?? []).map(metadataToArray), (b.replay ?? []).map(replayToArray)]);
   const len = Buffer.byteLength(json);
   const buf = Buffer.allocUnsafe(RECORD_HEADER_BYTES + len);
   buf.write(json, RECORD_HEADER_BYTES, 'utf8');
@@ -94,14 +102,21 @@ export function scanRecords(buf: Buffer, from = 0): { records: FramedRecord[]; v
 
 export function decodePayload(payload: Buffer): TenantBatch {
   const v: unknown = JSON.parse(payload.toString('utf8'));
-  if (!Array.isArray(v) || v[0] !== VERSION || v.length !== 5) throw new Error('wal: unknown record layout');
-  const [, tenantId, format, logs, spans] = v as [number, string, string, unknown[][], unknown[][]];
-  return { tenantId, format, batch: { logs: logs.map(arrayToLog), spans: spans.map(arrayToSpan) } };
+  const known = Array.isArray(v) && ((v[0] === 1 && v.length === 5) || (v[0] === VERSION && v.length === 8));
+  if (!known) throw new Error('wal: unknown record layout');
+  const [, tenantId, format, logs, spans, samples = [], metadata = [], replay = []] =
+    v as [number, string, string, unknown[][], unknown[][], unknown[][]?, unknown[][]?, unknown[][]?];
+  const batch: TenantBatch['batch'] = { logs: logs.map(arrayToLog), spans: spans.map(arrayToSpan) };
+  if (samples.length > 0) batch.samples = samples.map(arrayToSample);
+  if (metadata.length > 0) batch.metadata = metadata.map(arrayToMetadata);
+  if (replay.length > 0) batch.replay = replay.map(arrayToReplay);
+  return { tenantId, format, batch };
 }
 
 /** Rows a batch puts into the store: what the drain counts towards its batch size. */
 export function rowCount(tb: TenantBatch): number {
-  return tb.batch.logs.length + tb.batch.spans.length;
+  const b = tb.batch;
+  return b.logs.length + b.spans.length + (b.samples?.length ?? 0) + (b.metadata?.length ?? 0) + (b.replay?.length ?? 0);
 }
 
 type Fields = Record<string, FieldValue>;
@@ -133,4 +148,47 @@ function arrayToSpan(a: unknown[]): Span {
     events: events.map(([t, n, attrs]): SpanEvent => ({ timeNs: BigInt(t), name: n, attributes: attrs })),
     links: links.map(([tid, sid, attrs]): SpanLink => ({ traceId: tid, spanId: sid, attributes: attrs })),
   };
+}
+
+/** JSON has no NaN or infinities: those travel as strings, the stale marker's NaN as its own word. */
+function encodeValue(v: number): number | string {
+  if (Number.isFinite(v)) return v;
+  if (Number.isNaN(v)) return isStaleMarker(v) ? 'stale' : 'NaN';
+  return v > 0 ? 'Inf' : '-Inf';
+}
+
+function decodeValue(v: number | string): number {
+  if (typeof v === 'number') return v;
+  if (v === 'stale') return staleMarker();
+  if (v === 'Inf') return Infinity;
+  if (v === '-Inf') return -Infinity;
+  return NaN;
+}
+
+function sampleToArray(s: MetricSample): unknown[] {
+  return [s.name, s.labels, s.timeMs, encodeValue(s.value)];
+}
+
+function arrayToSample(a: unknown[]): MetricSample {
+  const [name, labels, timeMs, value] = a as [string, Record<string, string>, number, number | string];
+  return { name, labels, timeMs, value: decodeValue(value) };
+}
+
+function metadataToArray(m: MetricMetadata): unknown[] {
+  return [m.name, m.type, m.help, m.unit];
+}
+
+function arrayToMetadata(a: unknown[]): MetricMetadata {
+  const [name, type, help, unit] = a as [string, string, string, string];
+  return { name, type, help, unit };
+}
+
+function replayToArray(r: ReplayChunk): unknown[] {
+  return [r.sessionId, r.seq, r.startNs.toString(), r.endNs.toString(), r.eventsJson, r.eventCount, r.page, r.user];
+}
+
+function arrayToReplay(a: unknown[]): ReplayChunk {
+  const [sessionId, seq, startNs, endNs, eventsJson, eventCount, page, user] =
+    a as [string, number, string, string, string, number, string, string];
+  return { sessionId, seq, startNs: BigInt(startNs), endNs: BigInt(endNs), eventsJson, eventCount, page, user };
 }
