@@ -14,6 +14,7 @@ import { IngestPipeline } from './ingest/pipeline.js';
 import { walSink } from './ingest/wal-sink.js';
 import { buildIngestPlane } from './planes/ingest-plane.js';
 import { buildAppPlane } from './planes/app-plane.js';
+import { registerWriteRoutes } from './planes/write-routes.js';
 import { appDoor, ingestDoor, type Plane } from './front-doors/doors.js';
 import { HttpForwarder } from './front-doors/forward.js';
 import { FORWARDED_TO_APP, normalizePath } from './front-doors/routing-table.js';
@@ -67,6 +68,7 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     },
     telemetry, store: control, usage: metering, refusals,
     planOf: (grant) => effectivePlan(grant.account),
+    registerWrites: (router) => registerWriteRoutes(router, pipeline),
   });
 
   // Split roles reach the other plane over HTTP (DESIGN §1); in one process the planes are called directly.

@@ -3,7 +3,7 @@
 // Each store.write carries the position after its last record, so the store's commit is the checkpoint.
 import { setImmediate as yieldToLoop, setTimeout as sleep } from 'node:timers/promises';
 import type { TenantBatch } from '../model/batch.js';
-import type { TelemetryStore } from '../stores/telemetry/telemetry-store.js';
+import type { WalTarget } from '../stores/telemetry/telemetry-store.js';
 
 /** One fsynced record waiting for the store. */
 export interface Queued {
@@ -19,7 +19,7 @@ export interface Queued {
 }
 
 export interface DrainDeps {
-  store: TelemetryStore;
+  store: WalTarget;
   /** Position the store has committed (records up to here are in it). */
   committed: bigint;
   batchRows: number;

@@ -6,13 +6,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import type { TenantBatch } from '../model/batch.js';
-import type { TelemetryStore } from '../stores/telemetry/telemetry-store.js';
+import type { WalTarget } from '../stores/telemetry/telemetry-store.js';
 import { log, logsBatch, span } from '../stores/telemetry/telemetry-store.contract.js';
 import { crc32, decodePayload, encodeRecord, scanRecords } from './wal-codec.js';
 import { openWal, type Wal, type WalOptions } from './wal.js';
 
 /** A store that keeps batches in memory; it can hold writes at a gate or fail the next N of them. */
-class FakeStore implements TelemetryStore {
+class FakeStore implements WalTarget {
   batches: TenantBatch[] = [];
   position = 0n;
   writes: { rows: number; position: bigint }[] = [];
@@ -54,13 +54,6 @@ class FakeStore implements TelemetryStore {
   close(): Promise<void> {
     return Promise.resolve();
   }
-  searchLogs(): never { throw new Error('unused'); }
-  logHits(): never { throw new Error('unused'); }
-  logFieldNames(): never { throw new Error('unused'); }
-  logFieldValues(): never { throw new Error('unused'); }
-  getTrace(): never { throw new Error('unused'); }
-  findTraces(): never { throw new Error('unused'); }
-  deleteOlderThan(): never { throw new Error('unused'); }
 }
 
 const entry = (msg: string) => logsBatch('t1', [log({ msg })]);
@@ -84,7 +77,7 @@ void describe('wal', () => {
     dirs.push(d);
     return d;
   }
-  async function open(o: Partial<WalOptions> & { dir: string; store: TelemetryStore }): Promise<Wal> {
+  async function open(o: Partial<WalOptions> & { dir: string; store: WalTarget }): Promise<Wal> {
     const w = await openWal({ maxBytes: 1 << 30, onError: () => undefined, ...o });
     wals.push(w);
     return w;

@@ -6,7 +6,7 @@
 import { promises as fs } from 'node:fs';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { TenantBatch } from '../model/batch.js';
-import type { TelemetryStore } from '../stores/telemetry/telemetry-store.js';
+import type { WalTarget } from '../stores/telemetry/telemetry-store.js';
 import { decodePayload, encodeRecord, rowCount, scanRecords } from './wal-codec.js';
 import { Drain, type Queued } from './wal-drain.js';
 import { ActiveSegment, listSegments, readSegmentRange, segmentEnd, type Segment } from './wal-segment.js';
@@ -16,7 +16,7 @@ export type WalPressure = 'ok' | 'wal_full' | 'backpressure';
 export interface WalOptions {
   /** The directory of the segment files, `<dataDir>/wal` (DESIGN §1); created if missing. */
   dir: string;
-  store: TelemetryStore;
+  store: WalTarget;
   /** Unflushed bytes past which pressure() is `wal_full` (DESIGN §1, default 1 GiB via config). */
   maxBytes: number;
   /** Segment size; a segment is deleted once the store has committed past its end. Default 64 MiB. */

@@ -8,6 +8,8 @@ import { registerTracesRoutes } from '../query/traces-api.js';
 import { registerKeysRoutes } from '../query/keys-api.js';
 import { registerProjectsRoutes } from '../query/projects-api.js';
 import { registerUsageRoutes } from '../query/usage-api.js';
+import { registerReplayRoutes } from '../query/replay-api.js';
+import { registerPrometheusRoutes } from '../query/prometheus-routes.js';
 import type { TenantGuardDeps } from '../query/tenant-route.js';
 import type { TelemetryStore } from '../stores/telemetry/telemetry-store.js';
 import type { ControlStore, KeyGrant } from '../stores/control/control-store.js';
@@ -37,6 +39,8 @@ export function buildAppPlane(deps: AppPlaneDeps): RouterPlane {
   registerKeysRoutes(router, tenantDeps);
   registerUsageRoutes(router, { ...tenantDeps, usage: deps.usage });
   registerProjectsRoutes(router, tenantDeps);
+  registerReplayRoutes(router, tenantDeps);
+  registerPrometheusRoutes(router, tenantDeps);
   deps.registerWrites?.(router);
 
   // Refusal reasons per tenant, Prometheus text format (issue 3 item 9); admin token required.

@@ -4,6 +4,8 @@
 import type { TenantBatch } from '../../model/batch.js';
 import type { Span } from '../../model/span.js';
 import type { LogsqlQuery } from '../../query/logsql/ast.js';
+import type { ReplayChunk } from '../../model/replay.js';
+import type { SeriesSource } from '../../query/promql/series-source.js';
 
 export interface TimeRange {
   /** Inclusive, unix ns; absent = unbounded (DESIGN §4: without start/end a query covers all time). */
@@ -47,7 +49,18 @@ export interface TraceSummary {
   errorCount: number;
 }
 
-export interface TelemetryStore {
+export interface ReplaySession {
+  sessionId: string;
+  startNs: bigint;
+  endNs: bigint;
+  chunks: number;
+  events: number;
+  page: string;
+  user: string;
+}
+
+/** What the WAL's drain needs of a store: the transactional write and the position it reached. */
+export interface WalTarget {
   /**
    * Appends every batch and records `walPosition` in the same transaction, so that a crash between
    * the two can neither lose nor duplicate rows (the WAL replays from walPosition()).
@@ -55,6 +68,11 @@ export interface TelemetryStore {
   write(batches: TenantBatch[], walPosition: bigint): Promise<void>;
   /** The position recorded by the last committed write(), 0n on a new store. */
   walPosition(): Promise<bigint>;
+}
+
+export interface TelemetryStore extends WalTarget {
+  /** Stored metric series, for the PromQL engine and the Prometheus API. */
+  readonly metrics: SeriesSource;
 
   searchLogs(tenantId: string, query: LogsqlQuery, range: TimeRange, limit: number): Promise<LogRow[]>;
   logHits(tenantId: string, query: LogsqlQuery, range: TimeRange, stepNs: bigint): Promise<HitsSeries[]>;
@@ -63,6 +81,10 @@ export interface TelemetryStore {
 
   getTrace(tenantId: string, traceId: string): Promise<Span[]>;
   findTraces(tenantId: string, filter: TraceFilter): Promise<TraceSummary[]>;
+
+  listReplays(tenantId: string, range: TimeRange, limit: number): Promise<ReplaySession[]>;
+  /** The session's chunks in seq order. */
+  getReplay(tenantId: string, sessionId: string): Promise<ReplayChunk[]>;
 
   /** Retention: drops the tenant's rows older than `beforeNs`; returns how many rows went. */
   deleteOlderThan(tenantId: string, beforeNs: bigint): Promise<number>;

@@ -8,10 +8,15 @@ import type { FieldValue, LogEntry } from '../../../model/log-entry.js';
 import type { Span, SpanEvent, SpanLink } from '../../../model/span.js';
 import type { LogsqlQuery } from '../../../query/logsql/ast.js';
 import type {
-  HitsSeries, LogRow, TelemetryStore, TimeRange, TraceFilter, TraceSummary, ValueHits,
+  HitsSeries, LogRow, ReplaySession, TelemetryStore, TimeRange, TraceFilter, TraceSummary, ValueHits,
 } from '../telemetry-store.js';
 import { logFieldNames, logFieldValues, logHits, searchLogs, type SqlExecutor, type SqlParam } from './logsql-sql.js';
-import { LOGS_TABLE_SQL, SPANS_TABLE_SQL, WAL_STATE_TABLE_SQL } from './schema.js';
+import { LOGS_TABLE_SQL, REPLAY_TABLE_SQL, SPANS_TABLE_SQL, WAL_STATE_TABLE_SQL } from './schema.js';
+import { appendReplay, listReplaySessions, replayChunks } from './replay-store.js';
+import { appendMetrics } from './metrics-store.js';
+import { DuckdbSeriesSource, METRIC_TABLES_SQL } from './samples-sql.js';
+import type { SeriesSource } from '../../../query/promql/series-source.js';
+import type { ReplayChunk } from '../../../model/replay.js';
 
 /** The DuckDB store, plus a read-only SQL door for tests and tools (never used to write). */
 export interface DuckdbTelemetryStore extends TelemetryStore {
@@ -36,7 +41,7 @@ export async function openDuckdbStore(path: string): Promise<DuckdbTelemetryStor
   try {
     const writer = await instance.connect();
     connections.push(writer);
-    for (const sql of [LOGS_TABLE_SQL, SPANS_TABLE_SQL, WAL_STATE_TABLE_SQL]) await writer.run(sql);
+    for (const sql of [LOGS_TABLE_SQL, SPANS_TABLE_SQL, REPLAY_TABLE_SQL, ...METRIC_TABLES_SQL, WAL_STATE_TABLE_SQL]) await writer.run(sql);
     await checkColumns(writer, 'logs', LOG_COLUMNS);
     await checkColumns(writer, 'spans', SPAN_COLUMNS);
     const readers: Lane[] = [];
@@ -80,6 +85,7 @@ class Lane {
 class DuckdbStore implements DuckdbTelemetryStore {
   private closed = false;
   readonly reader: SqlExecutor = { all: (sql, params) => this.read(sql, params) };
+  readonly metrics: SeriesSource = new DuckdbSeriesSource(this.reader);
 
   constructor(private readonly instance: DuckDBInstance, private readonly writer: Lane, private readonly readers: Lane[]) {}
 
@@ -99,6 +105,8 @@ class DuckdbStore implements DuckdbTelemetryStore {
         }
         await appendLogs(c, batches);
         await appendSpans(c, batches);
+        await appendReplay(c, batches);
+        await appendMetrics(c, batches);
         await c.run('INSERT OR REPLACE INTO wal_state VALUES (1, $1)', [walPosition]);
         await c.run('COMMIT');
       } catch (e) {
@@ -165,6 +173,14 @@ class DuckdbStore implements DuckdbTelemetryStore {
     }));
   }
 
+  listReplays(tenantId: string, range: TimeRange, limit: number): Promise<ReplaySession[]> {
+    return listReplaySessions(this.reader, tenantId, range, limit);
+  }
+
+  getReplay(tenantId: string, sessionId: string): Promise<ReplayChunk[]> {
+    return replayChunks(this.reader, tenantId, sessionId);
+  }
+
   async deleteOlderThan(tenantId: string, beforeNs: bigint): Promise<number> {
     this.assertOpen();
     return this.writer.run(async (c) => {
@@ -172,8 +188,10 @@ class DuckdbStore implements DuckdbTelemetryStore {
       try {
         const logs = await c.run('DELETE FROM logs WHERE tenant_id = $1 AND time_ns < $2', [tenantId, beforeNs]);
         const spans = await c.run('DELETE FROM spans WHERE tenant_id = $1 AND start_ns < $2', [tenantId, beforeNs]);
+        const replay = await c.run('DELETE FROM replay_chunks WHERE tenant_id = $1 AND end_ns < $2', [tenantId, beforeNs]);
+        const samples = await c.run('DELETE FROM metric_samples WHERE tenant_id = $1 AND time_ms < $2', [tenantId, beforeNs / 1_000_000n]);
         await c.run('COMMIT');
-        return logs.rowsChanged + spans.rowsChanged;
+        return logs.rowsChanged + spans.rowsChanged + replay.rowsChanged + samples.rowsChanged;
       } catch (e) {
         await c.run('ROLLBACK').catch(() => undefined);
         throw e;

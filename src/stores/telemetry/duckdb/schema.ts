@@ -19,3 +19,10 @@ CREATE TABLE IF NOT EXISTS spans (
 /** One row: the WAL position the last committed write reached (exactly-once replay). */
 export const WAL_STATE_TABLE_SQL = `
 CREATE TABLE IF NOT EXISTS wal_state (id INTEGER PRIMARY KEY, position BIGINT NOT NULL)`;
+
+/** Session replay chunks: rrweb events as JSON text, one row per uploaded chunk (model/replay.ts). */
+export const REPLAY_TABLE_SQL = `
+CREATE TABLE IF NOT EXISTS replay_chunks (
+  tenant_id VARCHAR NOT NULL, session_id VARCHAR NOT NULL, seq BIGINT NOT NULL,
+  start_ns BIGINT NOT NULL, end_ns BIGINT NOT NULL, event_count INTEGER NOT NULL,
+  page VARCHAR NOT NULL, user_id VARCHAR NOT NULL, events VARCHAR NOT NULL)`;

@@ -1,0 +1,49 @@
+// The metric wire formats on the shared ingest pipeline (issue 5): each parser's samples become a batch,
+// and each format answers what its clients read — OTLP an ExportMetricsServiceResponse in the request's
+// encoding, remote write and line protocol 204 (spec, App plane paths).
+import type { IngestFormat, FormatRequest } from '../format.js';
+import type { ParsedMetrics } from './parsed-metrics.js';
+import { parseOtlpMetrics, otlpMetricsReply } from './otlp-metrics.js';
+import { checkRemoteWriteSampleCount, decodeRemoteWriteBody, parseRemoteWrite, remoteWriteReplyHeaders } from './remote-write.js';
+import { parseInfluxLines } from './influx-line.js';
+import { sendEmpty } from '../../front-doors/reply.js';
+import { nsToMs } from '../../model/time.js';
+
+function toParsed(m: ParsedMetrics) {
+  return { batch: { logs: [], spans: [], samples: m.samples, metadata: m.metadata }, signal: 'metrics' as const, replyData: m };
+}
+
+const metricsRequest = (req: FormatRequest) => ({ query: req.query, headers: req.headers, nowMs: nsToMs(req.nowNs) });
+
+export const otlpMetricsFormat: IngestFormat = {
+  name: 'otlp',
+  parse: (body, req) => toParsed(parseOtlpMetrics(body, metricsRequest(req))),
+  reply(ctx, _accepted, parsed) {
+    const { contentType, body } = otlpMetricsReply(parsed.replyData as ParsedMetrics);
+    ctx.res.writeHead(200, { 'Content-Type': contentType, 'Content-Length': body.length });
+    ctx.res.end(body);
+  },
+};
+
+export const remoteWriteFormat: IngestFormat = {
+  name: 'remote_write',
+  parse(body, req) {
+    // Senders often omit Content-Encoding on a snappy body (wire-formats §6); with the header present
+    // the pipeline has already decoded it, and it must not be decoded twice.
+    const decoded = req.headers['content-encoding'] === undefined ? decodeRemoteWriteBody(body, undefined) : body;
+    const parsed = parseRemoteWrite(decoded, metricsRequest(req));
+    checkRemoteWriteSampleCount(parsed.stats.samples + parsed.stats.histograms);
+    return toParsed(parsed);
+  },
+  reply(ctx, _accepted, parsed) {
+    sendEmpty(ctx.res, 204, remoteWriteReplyHeaders(parsed.replyData as ParsedMetrics));
+  },
+};
+
+export const influxFormat: IngestFormat = {
+  name: 'influx',
+  parse: (body, req) => toParsed(parseInfluxLines(body, metricsRequest(req))),
+  reply(ctx) {
+    sendEmpty(ctx.res, 204);
+  },
+};

@@ -1,0 +1,206 @@
+// Metric samples in DuckDB, for the Prometheus API (DESIGN §4, query/promql/): the tables, the rows a write
+// appends, and DuckdbSeriesSource, the PromQL engine's SeriesSource over the store's read executor.
+// A series is stored once in metric_series, keyed per tenant by a 63-bit hash of its sorted label set; each
+// sample row repeats tenant, series id and metric name so that a read selects by tenant + name + time on
+// metric_samples alone. A staleness marker is a row with `stale`: DuckDB keeps NaN but not its payload bits.
+// Matchers compile to parameters only; regex matchers use RE2 (`regexp_full_match`), fully anchored as
+// Prometheus anchors them; an absent label reads as "".
+import { createHash } from 'node:crypto';
+import { isStaleMarker, type MetricMetadata, type MetricSample } from '../../../model/metric.js';
+import type { LabelMatcher, SeriesSource, StoredSeries } from '../../../query/promql/series-source.js';
+import type { SqlExecutor, SqlParam } from './logsql-sql.js';
+
+export const SERIES_TABLE_SQL = `
+CREATE TABLE IF NOT EXISTS metric_series (
+  tenant_id VARCHAR NOT NULL, series_id BIGINT NOT NULL, name VARCHAR NOT NULL, labels JSON NOT NULL,
+  PRIMARY KEY (tenant_id, series_id))`;
+
+export const SAMPLES_TABLE_SQL = `
+CREATE TABLE IF NOT EXISTS metric_samples (
+  tenant_id VARCHAR NOT NULL, series_id BIGINT NOT NULL, name VARCHAR NOT NULL, time_ms BIGINT NOT NULL,
+  value DOUBLE NOT NULL, stale BOOLEAN NOT NULL)`;
+
+export const METADATA_TABLE_SQL = `
+CREATE TABLE IF NOT EXISTS metric_metadata (
+  tenant_id VARCHAR NOT NULL, name VARCHAR NOT NULL, type VARCHAR NOT NULL, help VARCHAR NOT NULL,
+  unit VARCHAR NOT NULL, PRIMARY KEY (tenant_id, name, type, help, unit))`;
+
+/** Every statement the store runs at open, in order. */
+export const METRIC_TABLES_SQL: readonly string[] = [SERIES_TABLE_SQL, SAMPLES_TABLE_SQL, METADATA_TABLE_SQL];
+
+/** Column order of the tables, for positional appenders (and a check at open, as duckdb-store does). */
+export const SERIES_COLUMNS = ['tenant_id', 'series_id', 'name', 'labels'] as const;
+export const SAMPLE_COLUMNS = ['tenant_id', 'series_id', 'name', 'time_ms', 'value', 'stale'] as const;
+export const METADATA_COLUMNS = ['tenant_id', 'name', 'type', 'help', 'unit'] as const;
+
+export interface SeriesRow { tenantId: string; seriesId: bigint; name: string; labelsJson: string }
+/** `value` is NaN when `stale`; append it as a DOUBLE. */
+export interface SampleRow { tenantId: string; seriesId: bigint; name: string; timeMs: bigint; value: number; stale: boolean }
+
+/** The labels other than the name, sorted, empty values left out (Prometheus: an empty label is no label). */
+function canonicalLabels(labels: Readonly<Record<string, string>>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const k of Object.keys(labels).sort()) {
+    const v = labels[k];
+    if (k !== '__name__' && v !== undefined && v !== '') out[k] = v;
+  }
+  return out;
+}
+
+/** The series id: the first 63 bits of SHA-256 over name and sorted labels (fits BIGINT, never negative). */
+export function seriesId(name: string, labels: Readonly<Record<string, string>>): bigint {
+  const h = createHash('sha256').update(name);
+  for (const [k, v] of Object.entries(canonicalLabels(labels))) h.update(`\u0000${k}\u0000${v}`);
+  return h.digest().readBigUInt64BE(0) >> 1n;
+}
+
+/** The rows one batch adds: each distinct series once (insert with INSERT OR IGNORE) and every sample. */
+export function sampleRows(tenantId: string, samples: readonly MetricSample[]): { series: SeriesRow[]; samples: SampleRow[] } {
+  const series = new Map<string, SeriesRow>();
+  const rows: SampleRow[] = [];
+  for (const s of samples) {
+    const labels = canonicalLabels(s.labels);
+    const labelsJson = JSON.stringify(labels);
+    const key = `${s.name}\u0000${labelsJson}`;
+    let row = series.get(key);
+    if (!row) series.set(key, (row = { tenantId, seriesId: seriesId(s.name, labels), name: s.name, labelsJson }));
+    const stale = isStaleMarker(s.value);
+    rows.push({ tenantId, seriesId: row.seriesId, name: s.name, timeMs: BigInt(Math.trunc(s.timeMs)), value: stale ? Number.NaN : s.value, stale });
+  }
+  return { series: [...series.values()], samples: rows };
+}
+
+/** A DOUBLE parameter as text: the binding would take an integral number such as 1e308 for an int64. */
+function doubleParam(v: number): string {
+  return Object.is(v, -0) ? '-0' : String(v);
+}
+
+const ROWS_PER_STATEMENT = 400;
+
+async function insertChunked<T>(exec: SqlExecutor, head: string, rowSql: (base: number) => string, width: number,
+  rows: readonly T[], values: (r: T) => SqlParam[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
+    const chunk = rows.slice(i, i + ROWS_PER_STATEMENT);
+    const sql = head + chunk.map((_, j) => rowSql(j * width)).join(', ');
+    await exec.all(sql, chunk.flatMap(values));
+  }
+}
+
+/** Writes a batch through plain INSERTs (tests and small writers; the store may append SAMPLE_COLUMNS instead). */
+export async function insertSamples(exec: SqlExecutor, tenantId: string, samples: readonly MetricSample[]): Promise<void> {
+  const rows = sampleRows(tenantId, samples);
+  await insertChunked(exec, 'INSERT OR IGNORE INTO metric_series VALUES ',
+    (b) => `($${b + 1}, $${b + 2}, $${b + 3}, CAST($${b + 4} AS JSON))`, 4, rows.series,
+    (r) => [r.tenantId, r.seriesId, r.name, r.labelsJson]);
+  await insertChunked(exec, 'INSERT INTO metric_samples VALUES ',
+    (b) => `($${b + 1}, $${b + 2}, $${b + 3}, $${b + 4}, CAST($${b + 5} AS DOUBLE), $${b + 6})`, 6, rows.samples,
+    (r) => [r.tenantId, r.seriesId, r.name, r.timeMs, doubleParam(r.value), r.stale]);
+}
+
+export async function insertMetadata(exec: SqlExecutor, tenantId: string, metadata: readonly MetricMetadata[]): Promise<void> {
+  await insertChunked(exec, 'INSERT OR IGNORE INTO metric_metadata VALUES ',
+    (b) => `($${b + 1}, $${b + 2}, $${b + 3}, $${b + 4}, $${b + 5})`, 5, metadata,
+    (m) => [tenantId, m.name, m.type, m.help, m.unit]);
+}
+
+/** Numbered parameters, `$1` being the tenant id. */
+class Params {
+  readonly values: SqlParam[];
+  constructor(tenantId: string) {
+    this.values = [tenantId];
+  }
+  add(v: SqlParam): string {
+    return `$${this.values.push(v)}`;
+  }
+}
+
+/** One matcher as a condition on metric_series aliased `s`. */
+function matcherSql(m: LabelMatcher, p: Params): string {
+  const col = m.name === '__name__' ? 's.name' : `coalesce(s.labels->>${p.add(m.name)}, '')`;
+  switch (m.type) {
+    case '=': return `${col} = ${p.add(m.value)}`;
+    case '!=': return `${col} <> ${p.add(m.value)}`;
+    case '=~': return `regexp_full_match(${col}, ${p.add(m.value)})`;
+    case '!~': return `NOT regexp_full_match(${col}, ${p.add(m.value)})`;
+  }
+}
+
+function setSql(set: readonly LabelMatcher[], p: Params): string {
+  return set.length === 0 ? 'TRUE' : set.map((m) => `(${matcherSql(m, p)})`).join(' AND ');
+}
+
+/** Series of the tenant matching any set (all when none) with a sample in [start, end]. */
+function seriesWhere(sets: readonly LabelMatcher[][], startMs: number, endMs: number, p: Params): string {
+  const any = sets.length === 0 ? 'TRUE' : sets.map((s) => `(${setSql(s, p)})`).join(' OR ');
+  return `s.tenant_id = $1 AND (${any}) AND EXISTS (SELECT 1 FROM metric_samples d WHERE d.tenant_id = $1 ` +
+    `AND d.series_id = s.series_id AND d.time_ms BETWEEN ${p.add(timeParam(startMs))} AND ${p.add(timeParam(endMs))})`;
+}
+
+function timeParam(ms: number): bigint {
+  return BigInt(Math.trunc(Math.max(-Number.MAX_SAFE_INTEGER, Math.min(Number.MAX_SAFE_INTEGER, ms))));
+}
+
+function num(v: unknown): number {
+  return typeof v === 'bigint' ? Number(v) : typeof v === 'number' ? v : Number(v);
+}
+
+function text(v: unknown): string {
+  return typeof v === 'string' ? v : v === null || v === undefined ? '' : JSON.stringify(v);
+}
+
+export class DuckdbSeriesSource implements SeriesSource {
+  constructor(private readonly exec: SqlExecutor) {}
+
+  async select(tenantId: string, matchers: LabelMatcher[], startMs: number, endMs: number): Promise<StoredSeries[]> {
+    const p = new Params(tenantId);
+    const nameEq = matchers.find((m) => m.name === '__name__' && m.type === '=');
+    const sql = `WITH s AS (SELECT series_id, name, CAST(labels AS VARCHAR) AS labels_json FROM metric_series s ` +
+      `WHERE s.tenant_id = $1 AND ${setSql(matchers, p)}) ` +
+      'SELECT d.series_id, s.name, s.labels_json, d.time_ms, d.value, d.stale FROM metric_samples d ' +
+      `JOIN s ON d.series_id = s.series_id WHERE d.tenant_id = $1 ` +
+      (nameEq ? `AND d.name = ${p.add(nameEq.value)} ` : '') +
+      `AND d.time_ms BETWEEN ${p.add(timeParam(startMs))} AND ${p.add(timeParam(endMs))} ORDER BY d.series_id, d.time_ms`;
+    const out: StoredSeries[] = [];
+    let current: StoredSeries | undefined;
+    let currentId: unknown;
+    for (const r of await this.exec.all(sql, p.values)) {
+      if (!current || r.series_id !== currentId) {
+        const labels = JSON.parse(text(r.labels_json)) as Record<string, string>;
+        current = { labels: { ...labels, __name__: text(r.name) }, samples: [] };
+        currentId = r.series_id;
+        out.push(current);
+      }
+      const t = num(r.time_ms);
+      // Two writes of one timestamp: Prometheus keeps one sample; so do we.
+      if (current.samples[current.samples.length - 1]?.t === t) continue;
+      current.samples.push(r.stale === true ? { t, v: Number.NaN, stale: true } : { t, v: num(r.value) });
+    }
+    return out;
+  }
+
+  async labelNames(tenantId: string, matchers: LabelMatcher[][], startMs: number, endMs: number): Promise<string[]> {
+    const p = new Params(tenantId);
+    const sql = `SELECT DISTINCT unnest(list_append(json_keys(s.labels), '__name__')) AS k FROM metric_series s ` +
+      `WHERE ${seriesWhere(matchers, startMs, endMs, p)} ORDER BY k`;
+    return (await this.exec.all(sql, p.values)).map((r) => text(r.k));
+  }
+
+  async labelValues(tenantId: string, name: string, matchers: LabelMatcher[][], startMs: number, endMs: number): Promise<string[]> {
+    const p = new Params(tenantId);
+    const col = name === '__name__' ? 's.name' : `s.labels->>${p.add(name)}`;
+    const sql = `SELECT DISTINCT ${col} AS v FROM metric_series s WHERE ${seriesWhere(matchers, startMs, endMs, p)} ` +
+      `AND coalesce(${col}, '') <> '' ORDER BY v`;
+    return (await this.exec.all(sql, p.values)).map((r) => text(r.v));
+  }
+
+  async metadata(tenantId: string, metric?: string, limit?: number): Promise<MetricMetadata[]> {
+    const p = new Params(tenantId);
+    let where = 'tenant_id = $1';
+    if (metric !== undefined) where += ` AND name = ${p.add(metric)}`;
+    if (limit !== undefined && limit > 0) {
+      where += ` AND name IN (SELECT DISTINCT name FROM metric_metadata WHERE ${where} ORDER BY name LIMIT ${p.add(BigInt(Math.trunc(limit)))})`;
+    }
+    const rows = await this.exec.all(`SELECT name, type, help, unit FROM metric_metadata WHERE ${where} ORDER BY name, type, help, unit`, p.values);
+    return rows.map((r) => ({ name: text(r.name), type: text(r.type), help: text(r.help), unit: text(r.unit) }));
+  }
+}
