@@ -41,10 +41,10 @@ async function main(): Promise<void> {
 
     // Query latency while ingest runs flat out (DESIGN §1: the drain must leave the store free for queries).
     const queryMs: number[] = [];
-    let querying = true;
+    const load = { running: true };
     const queries = (async () => {
       const q = encodeURIComponent('service:checkout-3 warn | stats count() as n');
-      while (querying) {
+      while (load.running) {
         const t0 = performance.now();
         const r = await call(`${svc.app}/api/v1/tenants/${acct.tenantId}/select/logsql/query?query=${q}`, { headers: { 'X-API-Key': acct.key } });
         if (r.status === 200) queryMs.push(performance.now() - t0);
@@ -52,7 +52,7 @@ async function main(): Promise<void> {
       }
     })();
     const svcResult = await runLoad({ url, headers, bodies, connections: CONNECTIONS, seconds: SECONDS });
-    querying = false;
+    load.running = false;
     await queries;
 
     console.log(line('bare node:http, parse only', bareResult));

@@ -26,7 +26,7 @@ async function serve(config: Config): Promise<void> {
   if (config.telemetryDb !== undefined) throw new ConfigError('--telemetry-db / SIGHTLINE_TELEMETRY_DB', 'the ClickHouse backend is not built yet; leave it unset for DuckDB');
   const telemetry = await openDuckdbStore(join(config.dataDir, 'telemetry.duckdb'));
   const wal = await openWal({ dir: join(config.dataDir, 'wal'), store: telemetry, maxBytes: config.walMaxBytes, onError: (e) => log(`wal: ${String(e)}`) });
-  const service: Service = await buildService({ config, adminToken, clock, control, telemetry, wal, print, log });
+  const service: Service = buildService({ config, adminToken, clock, control, telemetry, wal, print, log });
   await service.listen();
 
   let stopping = false;

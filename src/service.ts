@@ -42,7 +42,7 @@ export interface Service {
   stop(): Promise<void>;
 }
 
-export async function buildService(deps: ServiceDeps): Promise<Service> {
+export function buildService(deps: ServiceDeps): Service {
   const { config, clock, control, telemetry, wal, log } = deps;
   const resolver = new KeyResolver(control, config.keyCacheTtlMs);
   const refusals = new RefusalCounter();
