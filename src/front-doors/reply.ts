@@ -42,7 +42,6 @@ export function asServiceError(e: unknown, log: (msg: string) => void): ServiceE
  * DESIGN §6): the rest of the upload is not read, and the connection closes once the reply is out.
  */
 export function sendPlainTooLarge(req: IncomingMessage, res: ServerResponse, limitBytes: number): void {
-  req.resume(); // discard what is still arriving so the client can read the reply before the close
   if (res.headersSent) {
     res.destroy();
     return;
@@ -50,8 +49,15 @@ export function sendPlainTooLarge(req: IncomingMessage, res: ServerResponse, lim
   const text = `413 Request Entity Too Large: body exceeds ${limitBytes} bytes\n`;
   res.shouldKeepAlive = false;
   res.writeHead(413, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': Buffer.byteLength(text), Connection: 'close' });
-  res.end(text, () => {
-    // Give the client a moment to read the reply before the socket goes, then stop the upload.
-    setTimeout(() => res.socket?.destroy(), 50).unref();
-  });
+  // A lingering close: the rest of the upload is read and thrown away (memory stays flat) until it ends or
+  // LINGER_MS pass, so a client that writes its whole body before reading still gets the reply rather than
+  // a reset; then the socket goes.
+  const close = () => res.socket?.destroy();
+  const timer = setTimeout(close, LINGER_MS);
+  timer.unref();
+  req.once('end', () => { clearTimeout(timer); setTimeout(close, 20).unref(); });
+  req.resume();
+  res.end(text);
 }
+
+const LINGER_MS = 5_000;

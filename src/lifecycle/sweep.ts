@@ -13,7 +13,8 @@ export async function sweepTiers(store: ControlStore, clock: Clock): Promise<Tra
   const transitions: Transition[] = [];
   for (const account of await store.listExpiredTrials(clock.now())) {
     // Nothing is deleted and nothing else changes: only the tier (spec, trial → trial_expired).
-    const updated = await store.updateAccount(account.id, { tier: 'trial_expired' });
+    // Conditional on the tier still being trial: a concurrent sweep cannot report the move twice.
+    const updated = await store.transitionTier(account.id, 'trial', 'trial_expired');
     if (updated) transitions.push({ account_id: account.id, from: 'trial', to: 'trial_expired' });
   }
   return transitions;

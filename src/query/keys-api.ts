@@ -32,10 +32,13 @@ export function registerKeysRoutes(router: Router, deps: KeysApiDeps): void {
   router.on('POST', base, guarded(deps, 'admin', true, async (ctx, grant) => {
     const body = await readJsonObject(ctx);
     const scopes = parseScopes(body.scopes);
-    // Ceilings bind where things are created; nothing existing is deleted when a ceiling drops (§6).
-    checkCeiling(deps.planOf(grant), 'apiKeys', await deps.store.countLiveKeys(grant.account.id));
-    const issued = await issueKey(deps.store, grant.tenant.id, {
-      scopes, expiresAt: field.time(body, 'expires_at') ?? null, name: field.string(body, 'name') ?? '',
+    // Ceilings bind where things are created; nothing existing is deleted when a ceiling drops (§6). The count
+    // and the creation share one transaction with the account locked, so concurrent requests cannot overrun it.
+    const issued = await deps.store.withAccountLock(grant.account.id, async (store) => {
+      checkCeiling(deps.planOf(grant), 'apiKeys', await store.countLiveKeys(grant.account.id));
+      return issueKey(store, grant.tenant.id, {
+        scopes, expiresAt: field.time(body, 'expires_at') ?? null, name: field.string(body, 'name') ?? '',
+      });
     });
     sendJson(ctx.res, 201, { api_key: renderKey(issued.key, issued.secret) });
   }));

@@ -14,12 +14,17 @@ export function registerProjectsRoutes(
   deps: TenantGuardDeps & { store: ControlStore; planOf: (grant: KeyGrant) => EffectivePlan },
 ): void {
   router.on('POST', '/api/v1/account/projects', guarded(deps, 'admin', false, async (ctx, grant) => {
-    const existing = (await deps.store.listTenants(grant.account.id)).length;
-    checkProjectCreation(deps.planOf(grant), existing);
+    const plan = deps.planOf(grant);
+    checkProjectCreation(plan, (await deps.store.listTenants(grant.account.id)).length);
     const body = await readJsonObject(ctx);
     const name = field.string(body, 'name');
     if (!name) throw errors.badRequest('name is required');
-    const tenant = await deps.store.createTenant({ accountId: grant.account.id, name });
+    // Checked again with the account locked, in the transaction that creates it: concurrent requests
+    // cannot pass the project limit together.
+    const tenant = await deps.store.withAccountLock(grant.account.id, async (store) => {
+      checkProjectCreation(plan, (await store.listTenants(grant.account.id)).length);
+      return store.createTenant({ accountId: grant.account.id, name });
+    });
     sendJson(ctx.res, 201, { project: { id: tenant.id, name: tenant.name, tenant_id: tenant.id } });
   }));
 }

@@ -104,6 +104,16 @@ export interface ControlStore {
   createAccount(input: NewAccount): Promise<Account>;
   getAccount(id: string): Promise<Account | null>;
   updateAccount(id: string, patch: AccountPatch): Promise<Account | null>;
+  /**
+   * Moves the account from `from` to `to` only if it is still in `from` (one statement), so that
+   * concurrent sweeps report each transition once. Null when the account was not in `from`.
+   */
+  transitionTier(id: string, from: Tier, to: Tier): Promise<Account | null>;
+  /**
+   * Runs `fn` in one transaction with the account's row locked, on a store bound to that transaction:
+   * a check against a ceiling and the creation it allows cannot interleave with another's (DESIGN §6).
+   */
+  withAccountLock<T>(accountId: string, fn: (store: ControlStore) => Promise<T>): Promise<T>;
   countAccounts(): Promise<number>;
   /** Accounts in `trial` whose trial ended at or before `atMs` (the sweep's work list). */
   listExpiredTrials(atMs: number): Promise<Account[]>;

@@ -71,6 +71,18 @@ export class SqlControlStore implements ControlStore {
     return rows[0] ? toAccount(rows[0]) : null;
   }
 
+  async transitionTier(id: string, from: Tier, to: Tier): Promise<Account | null> {
+    const rows = await this.q<AccountRow>('UPDATE accounts SET tier = $3 WHERE id = $1 AND tier = $2 RETURNING *', [id, from, to]);
+    return rows[0] ? toAccount(rows[0]) : null;
+  }
+
+  withAccountLock<T>(accountId: string, fn: (store: ControlStore) => Promise<T>): Promise<T> {
+    return this.tx(async (tx) => {
+      await tx.query('SELECT id FROM accounts WHERE id = $1 FOR UPDATE', [accountId]);
+      return fn(new SqlControlStore(tx, this.clock));
+    });
+  }
+
   async countAccounts(): Promise<number> {
     const rows = await this.q<{ n: unknown }>('SELECT count(*) AS n FROM accounts', []);
     return num(one(rows).n);
