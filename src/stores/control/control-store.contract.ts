@@ -34,6 +34,33 @@ export function controlStoreContract(name: string, open: () => Promise<OpenedCon
     before(async () => { h = await open(); });
     after(async () => { await h?.cleanup(); });
 
+    void it('transitionTier moves an account only from the tier it names, once', async () => {
+      const a = await s().createAccount(trial());
+      const results = await Promise.all([1, 2, 3, 4].map(() => s().transitionTier(a.id, 'trial', 'trial_expired')));
+      assert.equal(results.filter((r) => r !== null).length, 1, 'exactly one of the concurrent moves wins');
+      assert.equal((await s().getAccount(a.id))?.tier, 'trial_expired');
+      assert.equal(await s().transitionTier(a.id, 'trial', 'trial_expired'), null);
+    });
+
+    void it('withAccountLock serialises check-then-create: concurrent creations cannot pass a ceiling', async () => {
+      const a = await s().createAccount(trial());
+      const created = await Promise.all(Array.from({ length: 8 }, (_, i) => s().withAccountLock(a.id, async (store) => {
+        if ((await store.listTenants(a.id)).length >= 2) return null;
+        return store.createTenant({ accountId: a.id, name: `t${i}` });
+      })));
+      assert.equal(created.filter((t) => t !== null).length, 2);
+      assert.equal((await s().listTenants(a.id)).length, 2);
+    });
+
+    void it('withAccountLock rolls back what fn did when fn throws', async () => {
+      const a = await s().createAccount(trial());
+      await assert.rejects(s().withAccountLock(a.id, async (store) => {
+        await store.createTenant({ accountId: a.id, name: 'doomed' });
+        throw new Error('refused');
+      }), /refused/);
+      assert.equal((await s().listTenants(a.id)).length, 0);
+    });
+
     // ── accounts ──────────────────────────────────────────────────────────────────────────────────────────
 
     void it('an account reads back exactly as created, under a generated acc_ id', async () => {
