@@ -23,4 +23,13 @@ describe('anchoredRegExp', () => {
     assert.equal(anchoredRegExp('(?i)abc').test('ABC'), true);
     assert.equal(anchoredRegExp('(?P<x>a)b').exec('ab')?.groups?.x, 'a');
   });
+  it('spells POSIX classes and \\A \\z for JS', () => {
+    assert.equal(anchoredRegExp('[[:alpha:]]+[[:digit:]]').test('ab1'), true);
+    assert.equal(anchoredRegExp('[[:alpha:]]+').test('a1'), false);
+    assert.equal(anchoredRegExp('\\Aab\\z').test('ab'), true);
+  });
+  it('refuses what RE2 refuses: look-around and back-references', () => {
+    assert.throws(() => anchoredRegExp('a(?=b)'), SyntaxError);
+    assert.throws(() => anchoredRegExp('(a)\\1'), SyntaxError);
+  });
 });

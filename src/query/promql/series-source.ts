@@ -42,9 +42,15 @@ export function isStaleSample(s: StoredSample): boolean {
   return s.stale === true || isStaleMarker(s.v);
 }
 
+const POSIX_CLASSES: Record<string, string> = {
+  alnum: '0-9A-Za-z', alpha: 'A-Za-z', digit: '0-9', lower: 'a-z', upper: 'A-Z', space: '\\t\\n\\v\\f\\r ',
+  word: '0-9A-Za-z_', xdigit: '0-9A-Fa-f', blank: '\\t ', cntrl: '\\x00-\\x1f\\x7f',
+};
+
 /**
- * A Go (RE2) regular expression as Prometheus anchors it for label matchers: `^(?:re)$`. Covers the RE2
- * spellings JS lacks: a leading `(?i)`/`(?s)` flag group and `(?P<name>` groups. Throws SyntaxError.
+ * A Go (RE2) regular expression as Prometheus anchors it for label matchers: `^(?:re)$`. Translates the RE2
+ * spellings JS lacks (a leading `(?i)`/`(?s)` flag group, `(?P<name>`, `[[:alpha:]]`, `\A`, `\z`) and refuses
+ * what RE2 refuses but JS would take (look-around, back-references). Throws SyntaxError.
  */
 export function anchoredRegExp(re: string): RegExp {
   let body = re;
@@ -54,8 +60,36 @@ export function anchoredRegExp(re: string): RegExp {
     flags = [...new Set(lead[1] ?? '')].join('');
     body = body.slice(lead[0].length);
   }
-  body = body.replace(/\(\?P</g, '(?<');
-  return new RegExp(`^(?:${body})$`, flags);
+  return new RegExp(`^(?:${re2ToJs(body)})$`, flags);
+}
+
+/** One pass over the pattern, escapes respected. */
+function re2ToJs(re: string): string {
+  let out = '';
+  for (let i = 0; i < re.length; i++) {
+    const c = re[i] ?? '';
+    const next = re[i + 1] ?? '';
+    if (c === '\\') {
+      if (/[1-9]/.test(next)) throw new SyntaxError(`invalid escape sequence: \\${next}`);
+      out += next === 'A' ? '^' : next === 'z' ? '$' : c + next;
+      i++;
+    } else if (c === '(' && next === '?') {
+      const rest = re.slice(i + 2);
+      if (/^<?[=!]/.test(rest)) throw new SyntaxError(`invalid or unsupported Perl syntax: ${JSON.stringify(re.slice(i, i + 4))}`);
+      if (rest.startsWith('P<')) {
+        out += '(?<';
+        i += 3;
+      } else out += c;
+    } else if (c === '[' && next === ':') {
+      const m = /^\[:(\w+):\]/.exec(re.slice(i));
+      const cls = m ? POSIX_CLASSES[m[1] ?? ''] : undefined;
+      if (m && cls !== undefined) {
+        out += cls;
+        i += m[0].length - 1;
+      } else out += c;
+    } else out += c;
+  }
+  return out;
 }
 
 /** A matcher as a predicate on a label value; an absent label is the empty string, as in Prometheus. */
