@@ -8,7 +8,7 @@ import { ndjsonBodies, percentile, runLoad, type LoadResult } from './load.js';
 import { extraBenchmarks } from './extra-benchmarks.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 4);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 8);
 
 function line(label: string, r: LoadResult): string {
   const eps = r.entries / r.seconds;

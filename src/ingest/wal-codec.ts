@@ -4,6 +4,7 @@
 // its store batches for records it has not decoded (replay, spilled records). The payload is JSON of positional arrays with ns as decimal strings: V8's
 // JSON.stringify/parse beat a hand-rolled binary encoder here because most bytes are strings and the
 // `fields` maps are JSON-shaped anyway (measured: see the commit message / report).
+import { crc32 as zlibCrc32 } from 'node:zlib';
 import type { TenantBatch } from '../model/batch.js';
 import type { FieldValue, LogEntry } from '../model/log-entry.js';
 import type { Span, SpanEvent, SpanLink } from '../model/span.js';
@@ -19,42 +20,9 @@ const CRC_FROM = 8;
  */
 const VERSION = 2;
 
-// CRC-32 (IEEE 802.3, as zlib and gzip), slice-by-8: node:zlib has crc32 only from Node 22.
-const TABLES = buildTables();
-
-function buildTables(): Int32Array[] {
-  const t: Int32Array[] = [];
-  for (let k = 0; k < 8; k++) t.push(new Int32Array(256));
-  const t0 = t[0] as Int32Array;
-  for (let n = 0; n < 256; n++) {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    t0[n] = c;
-  }
-  for (let n = 0; n < 256; n++) {
-    let c = t0[n] as number;
-    for (let k = 1; k < 8; k++) {
-      c = (t0[c & 0xff] as number) ^ (c >>> 8);
-      (t[k] as Int32Array)[n] = c;
-    }
-  }
-  return t;
-}
-
+/** CRC-32 (IEEE 802.3, as gzip) of buf[start, end): zlib's native one (Node ≥ 20.15). */
 export function crc32(buf: Uint8Array, start = 0, end = buf.length): number {
-  const [t0, t1, t2, t3, t4, t5, t6, t7] = TABLES as [Int32Array, Int32Array, Int32Array, Int32Array,
-    Int32Array, Int32Array, Int32Array, Int32Array];
-  let c = -1;
-  let i = start;
-  // The `as number` reads are in bounds by construction (byte-indexed 256-entry tables).
-  for (; i + 8 <= end; i += 8) {
-    const a = c ^ ((buf[i] as number) | ((buf[i + 1] as number) << 8) | ((buf[i + 2] as number) << 16) | ((buf[i + 3] as number) << 24));
-    c = (t7[a & 0xff] as number) ^ (t6[(a >>> 8) & 0xff] as number) ^ (t5[(a >>> 16) & 0xff] as number) ^
-      (t4[a >>> 24] as number) ^ (t3[buf[i + 4] as number] as number) ^ (t2[buf[i + 5] as number] as number) ^
-      (t1[buf[i + 6] as number] as number) ^ (t0[buf[i + 7] as number] as number);
-  }
-  for (; i < end; i++) c = (t0[(c ^ (buf[i] as number)) & 0xff] as number) ^ (c >>> 8);
-  return (c ^ -1) >>> 0;
+  return zlibCrc32(start === 0 && end === buf.length ? buf : buf.subarray(start, end));
 }
 
 /** One framed record, ready to be written. */

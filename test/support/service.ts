@@ -24,7 +24,9 @@ export interface RunningService {
 export async function startService(opts: { dataDir?: string; env?: Record<string, string>; adminToken?: string } = {}): Promise<RunningService> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'sightline-test-'));
   const adminToken = opts.adminToken ?? 'test-admin-' + randomBytes(8).toString('hex');
-  const child = spawn(process.execPath, [MAIN, 'serve'], {
+  // SIGHTLINE_NODE_FLAGS lets a benchmark profile the service (`--cpu-prof`), which NODE_OPTIONS refuses.
+  const nodeFlags = (process.env.SIGHTLINE_NODE_FLAGS ?? '').split(' ').filter((f) => f !== '');
+  const child = spawn(process.execPath, [...nodeFlags, MAIN, 'serve'], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: {
       ...process.env,
