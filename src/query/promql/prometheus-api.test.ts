@@ -7,7 +7,7 @@ import { parseTimeMs } from './api-params.js';
 import {
   PROMETHEUS_ROUTES, promLabels, promLabelValues, promMetadata, promQuery, promQueryRange, promSeries,
 } from './prometheus-api.js';
-import { MemorySeriesSource } from './series-source.js';
+import { MemorySeriesSource, type SeriesSource } from './series-source.js';
 
 const T = 't1';
 const M = 60_000;
@@ -120,6 +120,15 @@ describe('Prometheus API: series, labels, values, metadata', () => {
     const r = await promSeries(src, T, q({ 'match[]': ['up{job="api"}', 'temp'] }), 0);
     assert.deepEqual(r.body, { status: 'success', data: [
       { __name__: 'temp', room: 'x' }, { __name__: 'up', instance: 'a', job: 'api' }] });
+  });
+
+  it('series works on a source without series()', async () => {
+    const bare: SeriesSource = {
+      select: (...a) => src.select(...a), labelNames: (...a) => src.labelNames(...a),
+      labelValues: (...a) => src.labelValues(...a), metadata: (...a) => src.metadata(...a),
+    };
+    const r = await promSeries(bare, T, q({ 'match[]': ['up{job="web"}', 'up{instance="b"}'] }), 0);
+    assert.deepEqual(r.body, { status: 'success', data: [{ __name__: 'up', instance: 'b', job: 'web' }] });
   });
 
   it('series honours start and end', async () => {

@@ -126,9 +126,14 @@ export const promSeries: PromApiHandler = (source, tenantId, params) => answer(a
   if (params.getAll('match[]').length === 0) throw new PromqlError('no match[] parameter provided', 'bad_data');
   const startMs = timeParam(params, 'start', MIN_TIME_MS);
   const endMs = timeParam(params, 'end', MAX_TIME_MS);
+  const sets = matchSets(params);
   const seen = new Map<string, Record<string, string>>();
-  for (const set of matchSets(params)) {
-    for (const s of await source.select(tenantId, set, startMs, endMs)) seen.set(seriesKey(s.labels), metric(s.labels));
+  if (source.series) {
+    for (const labels of await source.series(tenantId, sets, startMs, endMs)) seen.set(seriesKey(labels), metric(labels));
+  } else {
+    for (const set of sets) {
+      for (const s of await source.select(tenantId, set, startMs, endMs)) seen.set(seriesKey(s.labels), metric(s.labels));
+    }
   }
   return [...seen.values()].sort(compareLabels);
 });

@@ -101,6 +101,16 @@ export function seriesSourceContract(backend: string, open: () => Promise<Contra
       assert.deepEqual(await b.source.labelValues('t1', 'nope', [], 0, 10_000), []);
     });
 
+    it('lists series label sets without samples', async () => {
+      const list = b.source.series?.bind(b.source);
+      assert.ok(list, 'series() is implemented');
+      const got = (await list('t1', [[m('__name__', '=', 'cpu'), m('host', '!=', 'c')], [m('re', '=~', 'a.b')]], 0, 10_000))
+        .map((l) => `${l.__name__ ?? ''}/${l.host ?? ''}/${l.dc ?? ''}`).sort();
+      assert.deepEqual(got, ['cpu/a/east', 'cpu/b/west', 'odd//']);
+      assert.deepEqual(await list('t1', [[m('__name__', '=', 'cpu')]], 2500, 10_000).then((x) => x.length), 2);
+      assert.deepEqual(await list('t2', [], 0, 10_000), [{ __name__: 'cpu', host: 'z' }]);
+    });
+
     it('answers metadata by metric, once per distinct entry, limited by metric names', async () => {
       assert.deepEqual(await b.source.metadata('t1'), [
         { name: 'cpu', type: 'counter', help: 'CPU.', unit: '' }, { name: 'mem', type: 'gauge', help: 'Memory.', unit: 'bytes' }]);

@@ -36,6 +36,11 @@ export interface SeriesSource {
   labelValues(tenantId: string, name: string, matchers: LabelMatcher[][], startMs: number, endMs: number): Promise<string[]>;
   /** Metadata by metric name, sorted by name; `limit` caps the number of metric names (0 or absent: no cap). */
   metadata(tenantId: string, metric?: string, limit?: number): Promise<MetricMetadata[]>;
+  /**
+   * Label sets (with `__name__`) of the series with a sample in range that match any matcher set, without
+   * reading their samples (`/api/v1/series`). Optional: without it the API selects and drops the samples.
+   */
+  series?(tenantId: string, matchers: LabelMatcher[][], startMs: number, endMs: number): Promise<Record<string, string>[]>;
 }
 
 export function isStaleSample(s: StoredSample): boolean {
@@ -157,6 +162,10 @@ export class MemorySeriesSource implements SeriesSource {
       if (samples.length > 0) out.push({ labels: { ...s.labels }, samples: samples.map((x) => ({ ...x })) });
     }
     return Promise.resolve(out);
+  }
+
+  async series(tenantId: string, matchers: LabelMatcher[][], startMs: number, endMs: number): Promise<Record<string, string>[]> {
+    return (await this.selectAny(tenantId, matchers, startMs, endMs)).map((s) => s.labels);
   }
 
   async labelNames(tenantId: string, matchers: LabelMatcher[][], startMs: number, endMs: number): Promise<string[]> {

@@ -178,6 +178,12 @@ export class DuckdbSeriesSource implements SeriesSource {
     return out;
   }
 
+  async series(tenantId: string, matchers: LabelMatcher[][], startMs: number, endMs: number): Promise<Record<string, string>[]> {
+    const p = new Params(tenantId);
+    const sql = `SELECT s.name, CAST(s.labels AS VARCHAR) AS labels_json FROM metric_series s WHERE ${seriesWhere(matchers, startMs, endMs, p)}`;
+    return (await this.exec.all(sql, p.values)).map((r) => ({ ...(JSON.parse(text(r.labels_json)) as Record<string, string>), __name__: text(r.name) }));
+  }
+
   async labelNames(tenantId: string, matchers: LabelMatcher[][], startMs: number, endMs: number): Promise<string[]> {
     const p = new Params(tenantId);
     const sql = `SELECT DISTINCT unnest(list_append(json_keys(s.labels), '__name__')) AS k FROM metric_series s ` +
