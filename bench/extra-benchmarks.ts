@@ -1,6 +1,12 @@
-// Further figures printed after the native NDJSON one: other wire formats through the same service.
+// Further figures printed after the native NDJSON one, through the same running service: OTLP protobuf logs
+// (the same ~300-byte entries as OTLP log records), Prometheus remote-write samples and OTLP metric points.
+// Bodies are encoded with the project's own protobuf types, as the OTel and Prometheus senders encode them.
 import type { RunningService, TestAccount } from '../test/support/service.js';
-import type { LoadResult } from './load.js';
+import { runLoad, type LoadResult } from './load.js';
+import { OtlpTypes, encodeMessage } from '../src/ingest/formats/otlp-proto.js';
+import { encodeRemoteWrite } from '../src/ingest/metrics/remote-write-proto.js';
+import { encodeExportMetricsRequest } from '../src/ingest/metrics/otlp-metrics-proto.js';
+import { compress } from 'snappyjs';
 
 export interface ExtraContext {
   svc: RunningService;
@@ -10,7 +16,89 @@ export interface ExtraContext {
   line: (label: string, r: LoadResult) => string;
 }
 
-export async function extraBenchmarks(_ctx: ExtraContext): Promise<void> {
-  // OTLP protobuf logs, remote write and OTLP metrics join here as their formats land.
-  return Promise.resolve();
+const str = (v: string) => ({ stringValue: v });
+
+function otlpLogBodies(count: number, recordsPerBody: number): { body: Buffer; entries: number }[] {
+  const out: { body: Buffer; entries: number }[] = [];
+  let id = 0;
+  for (let b = 0; b < count; b++) {
+    const records = Array.from({ length: recordsPerBody }, () => {
+      id++;
+      return {
+        timeUnixNano: String(BigInt(Date.now()) * 1_000_000n + BigInt(id % 1000)),
+        severityNumber: id % 10 === 0 ? 13 : 9, severityText: id % 10 === 0 ? 'WARN' : 'INFO',
+        body: str(`GET /api/v2/orders/${id} completed with status 200 in ${(id % 97) + 3} ms for customer ${id % 5000}`),
+        attributes: [
+          { key: 'http.method', value: str('GET') }, { key: 'http.status_code', value: { intValue: 200 } },
+          { key: 'http.route', value: str('/api/v2/orders/:id') }, { key: 'host.name', value: str(`node-${id % 16}`) },
+        ],
+        traceId: Buffer.from((id * 2654435761).toString(16).padStart(32, '0').slice(-32), 'hex'),
+      };
+    });
+    const body = encodeMessage(OtlpTypes.ExportLogsServiceRequest, {
+      resourceLogs: [{
+        resource: { attributes: [{ key: 'service.name', value: str(`checkout-${b % 8}`) }, { key: 'cloud.region', value: str('eu-west-1') }] },
+        scopeLogs: [{ scope: { name: 'bench' }, logRecords: records }],
+      }],
+    });
+    out.push({ body, entries: recordsPerBody });
+  }
+  return out;
+}
+
+function remoteWriteBodies(count: number, seriesPerBody: number, samplesPerSeries: number): { body: Buffer; entries: number }[] {
+  const out: { body: Buffer; entries: number }[] = [];
+  const now = Date.now();
+  for (let b = 0; b < count; b++) {
+    const timeseries = Array.from({ length: seriesPerBody }, (_, s) => ({
+      labels: [{ name: '__name__', value: 'http_requests_total' }, { name: 'instance', value: `node-${s % 50}:9100` },
+        { name: 'job', value: 'api' }, { name: 'route', value: `/r/${s}` }, { name: 'shard', value: String(b) }],
+      samples: Array.from({ length: samplesPerSeries }, (_, i) => ({ value: i * 3 + s, timestamp: now - (samplesPerSeries - i) * 1000 })),
+    }));
+    const raw = encodeRemoteWrite(1, { timeseries });
+    out.push({ body: Buffer.from(compress(raw)), entries: seriesPerBody * samplesPerSeries });
+  }
+  return out;
+}
+
+function otlpMetricBodies(count: number, pointsPerBody: number): { body: Buffer; entries: number }[] {
+  const out: { body: Buffer; entries: number }[] = [];
+  const nowNs = String(BigInt(Date.now()) * 1_000_000n);
+  for (let b = 0; b < count; b++) {
+    const dataPoints = Array.from({ length: pointsPerBody }, (_, i) => ({
+      attributes: [{ key: 'route', value: str(`/r/${i}`) }, { key: 'shard', value: str(String(b)) }],
+      timeUnixNano: nowNs, startTimeUnixNano: nowNs, asDouble: i * 1.5,
+    }));
+    const body = encodeExportMetricsRequest({
+      resourceMetrics: [{
+        resource: { attributes: [{ key: 'service.name', value: str('bench') }] },
+        scopeMetrics: [{ metrics: [{ name: 'queue.depth', unit: '1', gauge: { dataPoints } }] }],
+      }],
+    });
+    out.push({ body, entries: pointsPerBody });
+  }
+  return out;
+}
+
+export async function extraBenchmarks(ctx: ExtraContext): Promise<void> {
+  const { svc, acct, seconds, connections, line } = ctx;
+  const key = { 'X-API-Key': acct.key };
+  const otlpLogs = await runLoad({
+    url: `${svc.ingest}/v1/logs`, headers: { ...key, 'Content-Type': 'application/x-protobuf' },
+    bodies: otlpLogBodies(24, 4000), connections, seconds,
+  });
+  console.log(line('sightline OTLP protobuf logs', otlpLogs));
+
+  const rw = await runLoad({
+    url: `${svc.app}/api/v1/write`,
+    headers: { ...key, 'Content-Type': 'application/x-protobuf', 'Content-Encoding': 'snappy', 'X-Prometheus-Remote-Write-Version': '0.1.0' },
+    bodies: remoteWriteBodies(16, 2000, 10), connections, seconds,
+  });
+  console.log(line('sightline remote write (samples)', rw));
+
+  const otlpMetrics = await runLoad({
+    url: `${svc.app}/v1/metrics`, headers: { ...key, 'Content-Type': 'application/x-protobuf' },
+    bodies: otlpMetricBodies(16, 5000), connections, seconds,
+  });
+  console.log(line('sightline OTLP metrics (points)', otlpMetrics));
 }

@@ -34,7 +34,31 @@ export function appDoor(app: Plane, ingest: Plane, onError: (e: unknown) => void
   };
 }
 
+/**
+ * Browsers send RUM events (OTLP from webjs) and replay chunks cross-origin with an X-API-Key header, which
+ * needs CORS: every reply allows any origin (keys, not cookies, authenticate; nothing is sent with
+ * credentials) and exposes Retry-After so the SDK can honour it; a preflight on a served path answers 204.
+ */
+const CORS_HEADERS: Readonly<Record<string, string>> = {
+  'Access-Control-Allow-Origin': '*',
+  'Access-Control-Expose-Headers': 'Retry-After, Content-Type',
+};
+const PREFLIGHT_HEADERS: Readonly<Record<string, string>> = {
+  ...CORS_HEADERS,
+  'Access-Control-Allow-Methods': 'GET, POST, PUT, PATCH, DELETE',
+  'Access-Control-Allow-Headers': 'Content-Type, Content-Encoding, X-API-Key, Authorization',
+  'Access-Control-Max-Age': '600',
+};
+
 function dispatch(ctx: RequestContext, plane: Plane | null, onError: (e: unknown) => void): void {
+  if (ctx.req.headers.origin !== undefined) {
+    for (const [k, v] of Object.entries(CORS_HEADERS)) ctx.res.setHeader(k, v);
+    if (plane && ctx.method === 'OPTIONS' && ctx.req.headers['access-control-request-method'] !== undefined) {
+      ctx.res.writeHead(204, PREFLIGHT_HEADERS);
+      ctx.res.end();
+      return;
+    }
+  }
   if (!plane) {
     // Rule 4: query paths on the ingest door are a plain 404, decided before any authentication.
     sendJson(ctx.res, 404, errorBody(errors.notFound(ctx.path), 'logs'));
