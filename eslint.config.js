@@ -1,9 +1,10 @@
 // Lint with no warnings allowed (STYLE.md habit 8): the strict type-aware rule sets.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import globals from 'globals';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'data/', 'web/dist/'] },
+  { ignores: ['dist*/', 'node_modules/', 'data/'] },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {
@@ -19,4 +20,5 @@ export default tseslint.config(
     },
   },
   { files: ['**/*.js', '**/*.mjs'], ...tseslint.configs.disableTypeChecked },
+  { files: ['**/*.js', '**/*.mjs'], languageOptions: { globals: globals.node } },
 );

@@ -2,7 +2,7 @@
 // page served from 127.0.0.1, the SDK records it with rrweb and uploads chunks, and the tenant API must give
 // back the very events the page recorded. The page server forwards /v1/rum/replay to the service's app
 // door (same origin, so no CORS is needed), or answers from a script to check the SDK's retry rules.
-import { describe, it, before, after, type TestContext } from 'node:test';
+import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
