@@ -20,14 +20,18 @@ export function sendEmpty(res: ServerResponse, status: number, headers: Record<s
   res.end();
 }
 
-export function sendError(res: ServerResponse, e: ServiceError, shape: ErrorShape, headers: Record<string, string> = {}): void {
+export function sendError(
+  res: ServerResponse, e: ServiceError, shape: ErrorShape, headers: Record<string, string> = {},
+  /** Fields a format's clients read beside the spec's (Splunk's `text`/`code`); the spec's keys win. */
+  extraFields: Record<string, string | number> = {},
+): void {
   if (res.headersSent) {
     res.destroy();
     return;
   }
   const extra: Record<string, string> = { ...headers };
   if (e.status === 429 && e.retryAfter !== undefined) extra['Retry-After'] = String(e.retryAfter);
-  sendJson(res, e.status, errorBody(e, shape), extra);
+  sendJson(res, e.status, { ...extraFields, ...errorBody(e, shape) }, extra);
 }
 
 /** Any thrown value as a ServiceError: unknown failures become a logged 500. */

@@ -16,7 +16,7 @@ import { syslogFormat } from '../ingest/formats/syslog.js';
 import { fluentbitFormat } from '../ingest/formats/fluentbit.js';
 import { vectorFormat } from '../ingest/formats/vector.js';
 import { firehoseFormat } from '../ingest/formats/firehose.js';
-import { hecEventFormat, hecRawFormat } from '../ingest/formats/hec.js';
+import { hecErrorFields, hecEventFormat, hecRawFormat } from '../ingest/formats/hec.js';
 import { hecAckHandler, hecHealthHandler } from '../ingest/formats/hec-companions.js';
 import { gelfFormat } from '../ingest/formats/gelf.js';
 import { drainFormat, herokuFormat, createVercelFormat, vercelVerifyHandler, verifyVercelSignature } from '../ingest/formats/drains.js';
@@ -34,6 +34,7 @@ interface LogRouteOptions {
   queryKeyAllowed?: boolean;
   firehoseKeyAllowed?: boolean;
   replyHeaders?: Record<string, string>;
+  errorFields?: IngestRoute['errorFields'];
 }
 
 export function buildIngestPlane(deps: IngestPlaneDeps): RouterPlane {
@@ -49,6 +50,7 @@ export function buildIngestPlane(deps: IngestPlaneDeps): RouterPlane {
       queryKeyAllowed: options.queryKeyAllowed ?? false,
       firehoseKeyAllowed: options.firehoseKeyAllowed ?? false,
       ...(options.replyHeaders ? { replyHeaders: options.replyHeaders } : {}),
+      ...(options.errorFields ? { errorFields: options.errorFields } : {}),
     };
     return (ctx) => deps.pipeline.handle(ctx, route);
   };
@@ -83,8 +85,8 @@ export function buildIngestPlane(deps: IngestPlaneDeps): RouterPlane {
   for (const p of ['/api/v1/cloudwatch', '/api/v1/firehose']) router.on('POST', p, logRoute(firehoseFormat, { firehoseKeyAllowed: true }));
 
   // Splunk HEC (§3.12); the `Splunk` scheme itself is never parsed (spec rule 1).
-  const hecEvent = logRoute(hecEventFormat);
-  const hecRaw = logRoute(hecRawFormat);
+  const hecEvent = logRoute(hecEventFormat, { errorFields: hecErrorFields });
+  const hecRaw = logRoute(hecRawFormat, { errorFields: hecErrorFields });
   for (const p of ['/services/collector', '/services/collector/event', '/services/collector/event/1.0']) router.on('POST', p, hecEvent);
   for (const p of ['/services/collector/raw', '/services/collector/raw/1.0']) router.on('POST', p, hecRaw);
   for (const p of ['/services/collector/health', '/services/collector/health/1.0']) router.on('GET', p, hecHealthHandler);

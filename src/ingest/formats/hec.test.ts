@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { ServiceError } from '../../errors.js';
 import type { LogEntry } from '../../model/log-entry.js';
-import { hecEventFormat, hecRawFormat, scanJsonObjects } from './hec.js';
+import { hecErrorFields, hecEventFormat, hecRawFormat, scanJsonObjects } from './hec.js';
 import { hecAckHandler, hecHealthHandler } from './hec-companions.js';
 import { NOW_NS, fakeContext, fixture, formatRequest } from './shipper-test-support.js';
 
@@ -101,4 +101,13 @@ void test('property: the scanner answers any text with objects or a 400, nothing
       assert.ok(e instanceof ServiceError && e.status === 400);
     }
   }));
+});
+
+void test('HEC error fields: every refusal carries a non-zero Splunk code, so HEC clients never read it as success', () => {
+  for (const status of [400, 401, 403, 413, 429, 500, 503]) {
+      const f = hecErrorFields({ status });
+      assert.notEqual(f.code, 0, `status ${status}`);
+      assert.equal(typeof f.text, 'string');
+    }
+    assert.deepEqual(hecErrorFields({ status: 401 }), { text: 'Token is required', code: 2 });
 });

@@ -131,3 +131,18 @@ function parseRaw(body: Buffer, req: FormatRequest): ParsedBody {
 
 /** The channel (`X-Splunk-Request-Channel` / `?channel=`) is tolerated and ignored: we give no ackIds. */
 export const hecRawFormat: IngestFormat = { name: 'hec', parse: parseRaw, reply: hecReply };
+
+/**
+ * Splunk's own `{text, code}` beside the spec's error fields (wire-formats §3.12 Replies): HEC clients such as
+ * splunk-logging judge a reply by `code` alone, so every refusal must carry a non-zero one.
+ */
+export function hecErrorFields(e: { status: number }): { text: string; code: number } {
+  switch (e.status) {
+    case 401: return { text: 'Token is required', code: 2 };
+    case 403: return { text: 'Invalid token', code: 4 };
+    case 400: return { text: 'Invalid data format', code: 6 };
+    case 413: return { text: 'Content length too large', code: 27 };
+    case 429: case 503: return { text: 'Server is busy', code: 9 };
+    default: return { text: 'Internal server error', code: 8 };
+  }
+}
