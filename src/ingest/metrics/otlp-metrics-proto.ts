@@ -1,36 +1,9 @@
 // The OTLP metrics protobuf schema (wire-formats.md §3.16), written from the field numbers of
 // open-telemetry/opentelemetry-proto `opentelemetry/proto/{common,resource,metrics,collector/metrics}/v1/*.proto`.
-// It lives in its own protobufjs Root so it does not depend on the logs/traces schema in
-// ingest/formats/otlp-proto.ts (the package names are the same, so the text can later move into that root
-// with `extendOtlpRoot`). Field names are camelCased, so `toObject` output has the OTLP/JSON key names.
-import protobuf from 'protobufjs';
+// It extends the shared OTLP root of ingest/formats/otlp-proto.ts, whose common and resource messages it uses.
+// Field names are camelCased, so `toObject` output has the OTLP/JSON key names.
 import type { Type } from 'protobufjs';
-
-const COMMON_AND_RESOURCE = `
-syntax = "proto3";
-package opentelemetry.proto.common.v1;
-message AnyValue {
-  oneof value {
-    string string_value = 1; bool bool_value = 2; int64 int_value = 3; double double_value = 4;
-    ArrayValue array_value = 5; KeyValueList kvlist_value = 6; bytes bytes_value = 7;
-  }
-}
-message ArrayValue { repeated AnyValue values = 1; }
-message KeyValueList { repeated KeyValue values = 1; }
-message KeyValue { string key = 1; AnyValue value = 2; }
-message InstrumentationScope {
-  string name = 1; string version = 2; repeated KeyValue attributes = 3; uint32 dropped_attributes_count = 4;
-}
-`;
-
-const RESOURCE = `
-syntax = "proto3";
-package opentelemetry.proto.resource.v1;
-message Resource {
-  repeated opentelemetry.proto.common.v1.KeyValue attributes = 1;
-  uint32 dropped_attributes_count = 2;
-}
-`;
+import { encodeMessage, extendOtlpRoot, otlpType } from '../formats/otlp-proto.js';
 
 export const METRICS_PROTO = `
 syntax = "proto3";
@@ -109,18 +82,15 @@ message ExportMetricsServiceResponse { ExportMetricsPartialSuccess partial_succe
 message ExportMetricsPartialSuccess { int64 rejected_data_points = 1; string error_message = 2; }
 `;
 
-const root = new protobuf.Root();
-for (const text of [COMMON_AND_RESOURCE, RESOURCE, METRICS_PROTO, COLLECTOR_METRICS_PROTO]) {
-  protobuf.parse(text, root, { keepCase: false });
-}
-root.resolveAll();
+extendOtlpRoot(METRICS_PROTO);
+extendOtlpRoot(COLLECTOR_METRICS_PROTO);
 
 export const OtlpMetricsTypes: {
   readonly ExportMetricsServiceRequest: Type;
   readonly ExportMetricsServiceResponse: Type;
 } = {
-  ExportMetricsServiceRequest: root.lookupType('opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest'),
-  ExportMetricsServiceResponse: root.lookupType('opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceResponse'),
+  ExportMetricsServiceRequest: otlpType('opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest'),
+  ExportMetricsServiceResponse: otlpType('opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceResponse'),
 };
 
 /**
@@ -135,21 +105,16 @@ export function decodeExportMetricsRequest(body: Uint8Array): Record<string, unk
 
 /** A plain OTLP/JSON-shaped object (camelCase keys) → protobuf bytes. Tests and tools build bodies with it. */
 export function encodeExportMetricsRequest(value: Record<string, unknown>): Buffer {
-  return encodeAs(OtlpMetricsTypes.ExportMetricsServiceRequest, value);
+  return encodeMessage(OtlpMetricsTypes.ExportMetricsServiceRequest, value);
 }
 
 /** ExportMetricsServiceResponse in protobuf: empty when nothing was rejected (§3.16 "Encoding and replies"). */
 export function encodeExportMetricsResponse(partial?: { rejectedDataPoints: number; errorMessage: string }): Buffer {
   const value = partial === undefined ? {} : { partialSuccess: partial };
-  return encodeAs(OtlpMetricsTypes.ExportMetricsServiceResponse, value);
+  return encodeMessage(OtlpMetricsTypes.ExportMetricsServiceResponse, value);
 }
 
 export function decodeExportMetricsResponse(body: Uint8Array): Record<string, unknown> {
   const type = OtlpMetricsTypes.ExportMetricsServiceResponse;
   return type.toObject(type.decode(body), { longs: Number, defaults: false });
-}
-
-function encodeAs(type: Type, value: Record<string, unknown>): Buffer {
-  const bytes = type.encode(type.fromObject(value)).finish();
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }

@@ -9,6 +9,7 @@ import type { TenantBatch } from '../../model/batch.js';
 import type { LogEntry } from '../../model/log-entry.js';
 import type { Span } from '../../model/span.js';
 import type { TelemetryStore } from './telemetry-store.js';
+import { staleMarker } from '../../model/metric.js';
 
 /** Opens the store kept under `key` (a fresh temp directory per test); the same key reopens the same data. */
 export type OpenStore = (key: string) => Promise<TelemetryStore>;
@@ -89,6 +90,47 @@ export function telemetryStoreContract(name: string, open: OpenStore, peek: Peek
       await s.write([], 40n);
       await s.write([logsBatch('t1', [])], 80n);
       assert.equal(await s.walPosition(), 80n);
+    }));
+
+    void test('metric samples are written with the batch and selected per tenant, stale markers kept', () => withStore(async (s) => {
+      const t0 = 1_700_000_000_000;
+      const samples = [
+        { name: 'http_requests_total', labels: { job: 'api', code: '200' }, timeMs: t0, value: 1 },
+        { name: 'http_requests_total', labels: { job: 'api', code: '200' }, timeMs: t0 + 15_000, value: 4 },
+        { name: 'http_requests_total', labels: { job: 'api', code: '200' }, timeMs: t0 + 30_000, value: staleMarker() },
+      ];
+      const metadata = [{ name: 'http_requests_total', type: 'counter', help: 'Requests.', unit: '' }];
+      await s.write([
+        { tenantId: 't1', format: 'remote_write', batch: { logs: [], spans: [], samples, metadata } },
+        { tenantId: 't2', format: 'remote_write', batch: { logs: [], spans: [], samples: samples.slice(0, 1) } },
+      ], 5n);
+      const matchers = [{ name: '__name__', type: '=' as const, value: 'http_requests_total' }];
+      const got = await s.metrics.select('t1', matchers, t0, t0 + 60_000);
+      assert.equal(got.length, 1);
+      const [series] = got;
+      assert.ok(series);
+      assert.deepEqual(series.labels, { __name__: 'http_requests_total', job: 'api', code: '200' });
+      assert.deepEqual(series.samples.slice(0, 2).map((x) => [x.t, x.v]), [[t0, 1], [t0 + 15_000, 4]]);
+      assert.equal(series.samples.at(2)?.stale, true);
+      assert.equal((await s.metrics.select('t2', matchers, t0, t0 + 60_000))[0]?.samples.length, 1);
+      assert.deepEqual((await s.metrics.metadata('t1')).map((m) => m.type), ['counter']);
+      assert.deepEqual(await s.metrics.metadata('t2'), []);
+    }));
+
+    void test('replay chunks come back per session in seq order, a retried chunk once', () => withStore(async (s) => {
+      const chunk = (seq: number, ts: number) => ({
+        sessionId: 'sess-1', seq, startNs: BigInt(ts) * 1_000_000n, endNs: BigInt(ts + 5) * 1_000_000n,
+        eventsJson: JSON.stringify([{ type: 3, timestamp: ts }]), eventCount: 1, page: 'https://shop/', user: 'u1',
+      });
+      const batch = (chunks: ReturnType<typeof chunk>[]) => ({ tenantId: 't1', format: 'replay', batch: { logs: [], spans: [], replay: chunks } });
+      await s.write([batch([chunk(1, 2000), chunk(0, 1000)])], 7n);
+      await s.write([batch([chunk(1, 2000)])], 8n);
+      const got = await s.getReplay('t1', 'sess-1');
+      assert.deepEqual(got.map((c) => c.seq), [0, 1]);
+      assert.equal(got[0]?.eventsJson, JSON.stringify([{ type: 3, timestamp: 1000 }]));
+      const sessions = await s.listReplays('t1', {}, 10);
+      assert.deepEqual(sessions.map((x) => [x.sessionId, x.chunks, x.events]), [['sess-1', 2, 2]]);
+      assert.deepEqual(await s.getReplay('t2', 'sess-1'), []);
     }));
 
     void test('logs round-trip every column, ns exact and fields as JSON', () => withStore(async (s) => {

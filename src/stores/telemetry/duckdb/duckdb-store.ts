@@ -2,7 +2,7 @@
 // writer; queries run on separate read connections so that DuckDB's MVCC lets them see the last commit
 // without waiting for the writer.
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import { DuckDBInstance, type DuckDBAppender, type DuckDBConnection } from '@duckdb/node-api';
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import type { TenantBatch } from '../../../model/batch.js';
 import type { FieldValue, LogEntry } from '../../../model/log-entry.js';
 import type { Span, SpanEvent, SpanLink } from '../../../model/span.js';
@@ -14,6 +14,7 @@ import { logFieldNames, logFieldValues, logHits, searchLogs, type SqlExecutor, t
 import { LOGS_TABLE_SQL, REPLAY_TABLE_SQL, SPANS_TABLE_SQL, WAL_STATE_TABLE_SQL } from './schema.js';
 import { appendReplay, listReplaySessions, replayChunks } from './replay-store.js';
 import { appendMetrics } from './metrics-store.js';
+import { withAppender } from './appender.js';
 import { DuckdbSeriesSource, METRIC_TABLES_SQL } from './samples-sql.js';
 import type { SeriesSource } from '../../../query/promql/series-source.js';
 import type { ReplayChunk } from '../../../model/replay.js';
@@ -277,17 +278,6 @@ async function appendSpans(c: DuckDBConnection, batches: TenantBatch[]): Promise
       }
     }
   });
-}
-
-async function withAppender(c: DuckDBConnection, table: string, fill: (a: DuckDBAppender) => Promise<void>): Promise<void> {
-  const a = await c.createAppender(table);
-  try {
-    await fill(a);
-    a.closeSync(); // flushes the buffered rows into the open transaction
-  } catch (e) {
-    try { a.clear(); a.closeSync(); } catch { /* the transaction is rolled back anyway */ }
-    throw e;
-  }
 }
 
 /**

@@ -3,6 +3,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { TenantBatch } from '../../../model/batch.js';
 import { sampleRows, type SeriesRow } from './samples-sql.js';
+import { withAppender } from './appender.js';
 
 /** Rows per INSERT OR IGNORE of series / metadata: new series are few next to samples. */
 const ROWS_PER_STATEMENT = 400;
@@ -23,8 +24,7 @@ export async function appendMetrics(c: DuckDBConnection, batches: TenantBatch[])
     [...series.values()].map((s) => [s.tenantId, s.seriesId, s.name, s.labelsJson]));
   await insertIgnoring(c, 'metric_metadata', '($1, $2, $3, $4, $5)', 5, metadata);
   if (samples.length === 0) return;
-  const a = await c.createAppender('metric_samples');
-  try {
+  await withAppender(c, 'metric_samples', (a) => {
     for (const rows of samples) {
       for (const r of rows) {
         a.appendVarchar(r.tenantId);
@@ -36,11 +36,7 @@ export async function appendMetrics(c: DuckDBConnection, batches: TenantBatch[])
         a.endRow();
       }
     }
-    a.closeSync();
-  } catch (e) {
-    try { a.clear(); a.closeSync(); } catch { /* the transaction is rolled back anyway */ }
-    throw e;
-  }
+  });
 }
 
 /** INSERT OR IGNORE in chunks; `tuple` is written for parameters $1…$width and renumbered per row. */

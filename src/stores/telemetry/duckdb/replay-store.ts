@@ -5,11 +5,11 @@ import type { TenantBatch } from '../../../model/batch.js';
 import type { ReplayChunk } from '../../../model/replay.js';
 import type { ReplaySession, TimeRange } from '../telemetry-store.js';
 import type { SqlExecutor, SqlParam } from './logsql-sql.js';
+import { withAppender } from './appender.js';
 
 export async function appendReplay(c: DuckDBConnection, batches: TenantBatch[]): Promise<void> {
   if (!batches.some((b) => (b.batch.replay?.length ?? 0) > 0)) return;
-  const a = await c.createAppender('replay_chunks');
-  try {
+  await withAppender(c, 'replay_chunks', (a) => {
     for (const { tenantId, batch } of batches) {
       for (const r of batch.replay ?? []) {
         a.appendVarchar(tenantId);
@@ -24,14 +24,10 @@ export async function appendReplay(c: DuckDBConnection, batches: TenantBatch[]):
         a.endRow();
       }
     }
-    a.closeSync();
-  } catch (e) {
-    try { a.clear(); a.closeSync(); } catch { /* the transaction is rolled back anyway */ }
-    throw e;
-  }
+  });
 }
 
-/** Sessions with a chunk in the range, newest first. */
+/** Sessions with a chunk in the range, newest first; a chunk uploaded twice (a retry) counts once. */
 export async function listReplaySessions(exec: SqlExecutor, tenantId: string, range: TimeRange, limit: number): Promise<ReplaySession[]> {
   const params: SqlParam[] = [tenantId];
   const where = ['tenant_id = $1'];
@@ -41,7 +37,8 @@ export async function listReplaySessions(exec: SqlExecutor, tenantId: string, ra
   const rows = await exec.all(`
     SELECT session_id, min(start_ns) AS start_ns, max(end_ns) AS end_ns, count(*) AS chunks,
       sum(event_count) AS events, arg_min(page, seq) AS page, arg_min(user_id, seq) AS user_id
-    FROM replay_chunks WHERE ${where.join(' AND ')}
+    FROM (SELECT * FROM replay_chunks WHERE ${where.join(' AND ')}
+          QUALIFY row_number() OVER (PARTITION BY session_id, seq ORDER BY start_ns) = 1)
     GROUP BY session_id ORDER BY max(end_ns) DESC, session_id LIMIT $${params.length}`, params);
   return rows.map((r) => ({
     sessionId: String(r.session_id), startNs: BigInt(String(r.start_ns)), endNs: BigInt(String(r.end_ns)),
