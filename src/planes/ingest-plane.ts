@@ -11,6 +11,7 @@ import { otlpLogsFormat } from '../ingest/formats/otlp-logs.js';
 import { otlpTracesFormat } from '../ingest/formats/otlp-traces.js';
 import { elasticsearchBulkFormat, ELASTIC_PRODUCT_HEADERS } from '../ingest/formats/elasticsearch.js';
 import { ELASTICSEARCH_COMPANION_ROUTES } from '../ingest/formats/elasticsearch-companions.js';
+import { elasticsearchDocFormat } from '../ingest/formats/elasticsearch-doc.js';
 import { createLokiFormat, lokiReadyHandler } from '../ingest/formats/loki.js';
 import { syslogFormat } from '../ingest/formats/syslog.js';
 import { fluentbitFormat } from '../ingest/formats/fluentbit.js';
@@ -67,6 +68,12 @@ export function buildIngestPlane(deps: IngestPlaneDeps): RouterPlane {
     router.on(['POST', 'PUT'], p, es);
   }
   for (const r of ELASTICSEARCH_COMPANION_ROUTES) router.on(r.methods, r.pattern, r.handler);
+  const esDoc = logRoute(elasticsearchDocFormat, { replyHeaders: ELASTIC_PRODUCT_HEADERS });
+  for (const prefix of ['', '/insert/elasticsearch']) {
+    router.on('POST', `${prefix}/:index/_doc`, esDoc);
+    router.on(['POST', 'PUT'], `${prefix}/:index/_doc/:id`, esDoc);
+    router.on(['POST', 'PUT'], `${prefix}/:index/_create/:id`, esDoc);
+  }
 
   // Loki push, JSON or snappy protobuf (§3.4), and the readiness probe.
   const loki = logRoute(createLokiFormat(deps.maxBodyBytes));

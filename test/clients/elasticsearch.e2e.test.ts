@@ -91,14 +91,14 @@ for (const path of ['', '/insert/elasticsearch']) {
 
 describe('single-document APIs of the client', () => {
   // Not in the spec's route table (bulk only), but `client.index()` is the client's most common write call.
-  test('index({ index, document }) (POST /<index>/_doc) stores the document', {
-    todo: 'gap: POST /<index>/_doc (and PUT /<index>/_create/<id>) are not routed — 404 "No route for /<index>/_doc"',
-  }, async () => {
+  test('index({ index, document }) (POST /<index>/_doc) and create({ id }) (PUT /<index>/_create/<id>) store the document', async () => {
     const service = uid('es-doc-');
     const reply = await client().index({ index: 'single', document: { message: 'one document', service } });
     assert.equal(reply.result, 'created');
-    const rows = await waitLogs(svc, acct, `service:${service}`);
-    assert.equal(rows[0]?._msg, 'one document');
+    const created = await client().create({ index: 'single', id: 'doc-7', document: { message: 'created document', service } });
+    assert.equal(created._id, 'doc-7');
+    const rows = await waitLogs(svc, acct, `service:${service}`, 2);
+    assert.deepEqual(rows.map((r) => r._msg).sort(), ['created document', 'one document']);
   });
 
   test('ping() and indices.refresh() (pino-elasticsearch calls it when its stream ends) succeed', async () => {

@@ -101,7 +101,8 @@ function firstString(fields: Record<string, FieldValue>, keys: string[]): string
   return '';
 }
 
-function toEntry(doc: Obj, index: string, id: string | undefined, nowNs: bigint): LogEntry {
+/** One ES document as an entry: message, @timestamp, service, trace ids; `_index`/`_id` kept as fields. */
+export function toEntry(doc: Obj, index: string, id: string | undefined, nowNs: bigint): LogEntry {
   const used = new Set<string>();
   const msgKey = MESSAGE_KEYS.find((k) => doc[k] !== undefined && doc[k] !== null);
   const rawMsg = msgKey === undefined ? '' : doc[msgKey];
