@@ -3,6 +3,7 @@
 // 200, DESIGN §1) and tenant isolation against adversarial queries.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { call, newAccount, sleep, startService, type Reply, type RunningService, type TestAccount } from './support/service.js';
 import { ingest, Later, ndjson, obj, query, raw, show, uid, waitForRows } from './support/load.js';
 
@@ -436,6 +437,50 @@ describe('tenant isolation: A never sees B\'s data, whatever it asks', () => {
     assert.equal((obj(hits).hits as { total: number }[])[0]?.total, 6);
     const names = (obj(await tenantGet(A, 'field_names', { query: '*' })).values as { value: string }[]).map((v) => v.value);
     for (const leaked of ['bsecret', 'tenant_id', 'account_id']) assert.ok(!names.includes(leaked), `field ${leaked} of B is listed for A: ${names.join(',')}`);
+  });
+
+  test('B\'s traces and metrics are invisible to A through the traces and Prometheus APIs', async () => {
+    const traceId = randomBytes(16).toString('hex');
+    const nowNs = BigInt(Date.now()) * 1_000_000n;
+    const otlp = {
+      resourceSpans: [{
+        resource: { attributes: [{ key: 'service.name', value: { stringValue: `bsvc-${marker}` } }] },
+        scopeSpans: [{ scope: { name: 'iso' }, spans: [{
+          traceId, spanId: randomBytes(8).toString('hex'), name: `op-${marker}`, kind: 2,
+          startTimeUnixNano: String(nowNs - 5_000_000n), endTimeUnixNano: String(nowNs),
+          attributes: [{ key: 'secret', value: { stringValue: marker } }],
+        }] }],
+      }],
+    };
+    const tr = await call(`${svc.ingest}/v1/traces`, { method: 'POST', body: JSON.stringify(otlp), headers: { 'X-API-Key': B.key, 'Content-Type': 'application/json' } });
+    assert.equal(tr.status, 200, show(tr));
+    const metric = `bmetric_${marker}`;
+    const mw = await call(`${svc.app}/write?db=iso`, { method: 'POST', body: `${metric},owner=${marker} value=42i\n`, headers: { 'X-API-Key': B.key, 'Content-Type': 'text/plain' } });
+    assert.equal(mw.status, 204, show(mw));
+    // B sees both (so they are really stored) ...
+    const own = async (path: string): Promise<Reply> => call(`${svc.app}/api/v1/tenants/${B.tenantId}/${path}`, { headers: { 'X-API-Key': B.key } });
+    const deadline = Date.now() + 5000;
+    while ((!(await own(`traces/${traceId}`)).text.includes(marker) || !(await own('prometheus/api/v1/label/__name__/values')).text.includes(metric)) && Date.now() < deadline) await sleep(100);
+    assert.ok((await own(`traces/${traceId}`)).text.includes(marker), 'B reads its trace');
+    assert.ok((await own('prometheus/api/v1/label/__name__/values')).text.includes(metric), 'B lists its metric');
+    // ... and A sees neither, whatever it asks.
+    const q = encodeURIComponent;
+    const paths = [
+      `traces/${traceId}`, `traces/${traceId.toUpperCase()}`, `traces?service=${q(`bsvc-${marker}`)}`, 'traces', `traces?name=${q(`op-${marker}`)}`,
+      `prometheus/api/v1/query?query=${q(metric)}`, `prometheus/api/v1/query?query=${q('{__name__=~".+"}')}`,
+      `prometheus/api/v1/query?query=${q(`count({__name__=~".+"})`)}`, `prometheus/api/v1/query?query=${q(`${metric} or vector(1)`)}`,
+      `prometheus/api/v1/query_range?query=${q('{__name__=~".+"}')}&start=${Math.floor(Date.now() / 1000) - 600}&end=${Math.floor(Date.now() / 1000) + 60}&step=15`,
+      `prometheus/api/v1/series?${q('match[]')}=${q('{__name__=~".+"}')}`, `prometheus/api/v1/series?${q('match[]')}=${q(`{owner="${marker}"}`)}`,
+      'prometheus/api/v1/labels', 'prometheus/api/v1/label/__name__/values', 'prometheus/api/v1/label/owner/values', 'prometheus/api/v1/metadata',
+      `prometheus/api/v1/query?query=${q(`{tenant_id="${B.tenantId}"}`)}`,
+    ];
+    for (const path of paths) {
+      const r = await call(`${svc.app}/api/v1/tenants/${A.tenantId}/${path}`, { headers: { 'X-API-Key': A.key } });
+      assert.ok(r.status < 500, `${path}: ${show(r)}`);
+      assert.ok(!r.text.includes(marker), `${path}: LEAK of tenant B's data: ${r.text.slice(0, 300)}`);
+    }
+    const onB = await call(`${svc.app}/api/v1/tenants/${B.tenantId}/traces/${traceId}`, { headers: { 'X-API-Key': A.key } });
+    assert.equal(onB.status, 403, show(onB));
   });
 
   test('A\'s key on B\'s tenant path is 403 on every read path, also with B\'s id smuggled in other ways', async () => {
