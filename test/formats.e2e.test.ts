@@ -331,9 +331,7 @@ describe('formats: companions and refusals', { concurrency: true }, () => {
     const r = await send('/api/v1/ingest', JSON.stringify({ _msg: 'x' }), { auth: 'firehose' });
     assert.equal(r.status, 401, r.text);
   });
-  test('Firehose refusal echoes requestId with an errorMessage (wire-formats §3.11 Response)', {
-    todo: 'firehoseErrorBody() in src/ingest/formats/firehose.ts is never wired: /api/v1/cloudwatch refusals are the generic {detail, error} without requestId/errorMessage',
-  }, async () => {
+  test('Firehose refusal echoes requestId with an errorMessage (wire-formats §3.11 Response)', async () => {
     const requestId = randomUUID();
     const r = await send('/api/v1/cloudwatch', JSON.stringify({ requestId, timestamp: Date.now(), records: [{ data: '!!not base64' }] }),
       { auth: 'firehose', headers: { 'X-Amz-Firehose-Request-Id': requestId } });
@@ -359,9 +357,7 @@ describe('formats: companions and refusals', { concurrency: true }, () => {
     assert.ok(typeof j.detail === 'string' && j.detail !== '', r.text);
     await assertNoneStored(tag);
   });
-  test('HEC missing `event` carries Splunk\'s own code 12 and invalid-event-number (wire-formats §3.12)', {
-    todo: 'hecErrorFields() maps by HTTP status only: every 400 is {"text":"Invalid data format","code":6}, no invalid-event-number',
-  }, async () => {
+  test('HEC missing `event` carries Splunk\'s own code 12 and invalid-event-number (wire-formats §3.12)', async () => {
     const r = await send('/services/collector/event', '{"event":"ok"}{"time":1700000000}');
     assert.deepEqual([r.status, (r.json as Row).text, (r.json as Row).code, (r.json as Row)['invalid-event-number']], [400, 'Event field is required', 12, 1], r.text);
   });

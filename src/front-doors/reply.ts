@@ -53,15 +53,25 @@ export function sendPlainTooLarge(req: IncomingMessage, res: ServerResponse, lim
   const text = `413 Request Entity Too Large: body exceeds ${limitBytes} bytes\n`;
   res.shouldKeepAlive = false;
   res.writeHead(413, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': Buffer.byteLength(text), Connection: 'close' });
-  // A lingering close: the rest of the upload is read and thrown away (memory stays flat) until it ends or
-  // LINGER_MS pass, so a client that writes its whole body before reading still gets the reply rather than
-  // a reset; then the socket goes.
-  const close = () => res.socket?.destroy();
-  const timer = setTimeout(close, LINGER_MS);
+  // A lingering close: the reply goes out now, but the response ends (and the socket closes) only once the
+  // rest of the upload has been read and thrown away (memory stays flat) or LINGER_MS pass. Ending at once
+  // would close the socket under a client still writing its body, which then never reads the 413.
+  res.write(text);
+  let ended = false;
+  const finish = () => {
+    if (ended) return;
+    ended = true;
+    clearTimeout(timer);
+    res.end(() => res.socket?.destroy());
+  };
+  const timer = setTimeout(finish, LINGER_MS);
   timer.unref();
-  req.once('end', () => { clearTimeout(timer); setTimeout(close, 20).unref(); });
-  req.resume();
-  res.end(text);
+  if (req.complete) finish();
+  else {
+    req.once('end', finish);
+    req.once('close', finish);
+    req.resume();
+  }
 }
 
 const LINGER_MS = 5_000;

@@ -38,7 +38,7 @@ export interface IngestRoute {
   /** A plan gate (metrics / replay off → 503). */
   gate?: (plan: EffectivePlan) => void;
   /** Extra body fields of this route's error replies, for clients that read their own error shape. */
-  errorFields?: (e: ServiceError) => Record<string, string | number>;
+  errorFields?: (e: ServiceError, headers: IncomingMessage['headers']) => Record<string, string | number>;
   /** Extra headers on every reply of this route (Elasticsearch's product header, …). */
   replyHeaders?: Record<string, string>;
 }
@@ -114,7 +114,7 @@ export class IngestPipeline {
       }
       const err = asServiceError(e, this.deps.log);
       this.deps.refusals.count(tenantId, err.reason);
-      sendError(res, err, route.errorShape, route.replyHeaders, route.errorFields?.(err));
+      sendError(res, err, route.errorShape, route.replyHeaders, route.errorFields?.(err, req.headers));
     }
   }
 }

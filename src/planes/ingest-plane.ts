@@ -16,7 +16,7 @@ import { createLokiFormat, lokiReadyHandler } from '../ingest/formats/loki.js';
 import { syslogFormat } from '../ingest/formats/syslog.js';
 import { fluentbitFormat } from '../ingest/formats/fluentbit.js';
 import { vectorFormat } from '../ingest/formats/vector.js';
-import { firehoseFormat } from '../ingest/formats/firehose.js';
+import { firehoseErrorFields, firehoseFormat } from '../ingest/formats/firehose.js';
 import { hecErrorFields, hecEventFormat, hecRawFormat } from '../ingest/formats/hec.js';
 import { hecAckHandler, hecHealthHandler } from '../ingest/formats/hec-companions.js';
 import { gelfFormat } from '../ingest/formats/gelf.js';
@@ -89,7 +89,7 @@ export function buildIngestPlane(deps: IngestPlaneDeps): RouterPlane {
   router.on('POST', '/api/v1/vector', logRoute(vectorFormat));
 
   // Firehose cannot send the spec's credential forms: X-Amz-Firehose-Access-Key here only (DESIGN §5).
-  for (const p of ['/api/v1/cloudwatch', '/api/v1/firehose']) router.on('POST', p, logRoute(firehoseFormat, { firehoseKeyAllowed: true }));
+  for (const p of ['/api/v1/cloudwatch', '/api/v1/firehose']) router.on('POST', p, logRoute(firehoseFormat, { firehoseKeyAllowed: true, errorFields: firehoseErrorFields }));
 
   // Splunk HEC (§3.12); the `Splunk` scheme itself is never parsed (spec rule 1).
   const hecEvent = logRoute(hecEventFormat, { errorFields: hecErrorFields });

@@ -3,7 +3,7 @@ import type { Router } from '../front-doors/router.js';
 import { sendJson } from '../front-doors/reply.js';
 import type { TelemetryStore, TimeRange } from '../stores/telemetry/telemetry-store.js';
 import { parseLogsql, LogsqlSyntaxError } from './logsql/parser.js';
-import type { LogsqlQuery } from './logsql/ast.js';
+import type { Filter, LogsqlQuery } from './logsql/ast.js';
 import { errors } from '../errors.js';
 import { msToNs } from '../model/time.js';
 import { guarded, type TenantGuardDeps } from './tenant-route.js';
@@ -57,14 +57,39 @@ export function registerLogsRoutes(router: Router, deps: TenantGuardDeps & { tel
   }));
 }
 
+/** Bounds that keep a query inside what the parser's stack and DuckDB's expression depth (1000) take. */
+const MAX_QUERY_BYTES = 64 * 1024;
+const MAX_FILTER_DEPTH = 100;
+const MAX_PIPES = 50;
+
 function compile(text: string, nowMs: number): LogsqlQuery {
+  if (text.length > MAX_QUERY_BYTES) throw errors.badRequest(`invalid query: longer than ${MAX_QUERY_BYTES} characters`);
+  let query: LogsqlQuery;
   try {
-    return parseLogsql(text, msToNs(nowMs));
+    query = parseLogsql(text, msToNs(nowMs));
   } catch (e) {
     if (e instanceof LogsqlSyntaxError) throw errors.badRequest(`invalid query: ${e.message}`);
+    if (e instanceof RangeError) throw errors.badRequest(`invalid query: nested deeper than ${MAX_FILTER_DEPTH} levels`);
     throw e;
   }
+  if (filterDepth(query.filter) > MAX_FILTER_DEPTH) throw errors.badRequest(`invalid query: nested deeper than ${MAX_FILTER_DEPTH} levels`);
+  if (query.pipes.length > MAX_PIPES) throw errors.badRequest(`invalid query: more than ${MAX_PIPES} pipes`);
+  return query;
 }
+
+function filterDepth(f: Filter): number {
+  let depth = 1;
+  const stack: [Filter, number][] = [[f, 1]];
+  for (let top = stack.pop(); top; top = stack.pop()) {
+    const [node, d] = top;
+    depth = Math.max(depth, d);
+    if (node.kind === 'and' || node.kind === 'or') for (const child of node.filters) stack.push([child, d + 1]);
+    else if (node.kind === 'not') stack.push([node.filter, d + 1]);
+  }
+  return depth;
+}
+
+const MAX_STEP_NS = 36_500n * 86_400_000_000_000n;
 
 /** `step` as a duration (`5m`, `1h`, `30s`); default one hour. */
 function stepParam(text: string | null): bigint {
@@ -74,5 +99,7 @@ function stepParam(text: string | null): bigint {
   const unitNs = { ms: 1_000_000n, s: 1_000_000_000n, m: 60_000_000_000n, h: 3_600_000_000_000n, d: 86_400_000_000_000n }[m[2] as 'ms' | 's' | 'm' | 'h' | 'd'];
   const step = BigInt(m[1] ?? '0') * unitNs;
   if (step <= 0n) throw errors.badRequest('step must be positive');
+  // A bucket wider than a century answers nothing new and would overflow DuckDB's 64-bit arithmetic.
+  if (step > MAX_STEP_NS) throw errors.badRequest('step must be at most 36500d');
   return step;
 }

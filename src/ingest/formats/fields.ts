@@ -1,6 +1,7 @@
 // Free fields of an entry, flattened the way VictoriaLogs stores JSON (wire-formats.md §3.1): nested
 // objects become dotted keys (`kubernetes.pod_name`), scalars stay as they are, arrays are kept as their
 // JSON text. Shared by every format parser that carries arbitrary JSON.
+import { errors } from '../../errors.js';
 import type { FieldValue } from '../../model/log-entry.js';
 
 /** A flattened field value: never an object or array. */
@@ -77,9 +78,11 @@ const stringify = JSON.stringify as (value: unknown, replacer?: (key: string, v:
 /** JSON text of a value ('' for undefined); bigints (from msgpack decoders) as their decimal text. */
 export function jsonText(value: unknown): string {
   try {
-    return stringify(value) ?? '';
-  } catch {
     return stringify(value, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)) ?? '';
+  } catch (e) {
+    // Thousands of nested levels overflow the stack: a malformed body (400), never a 500 a shipper retries.
+    if (e instanceof RangeError) throw errors.badRequest('A field value is nested too deeply to store');
+    throw e;
   }
 }
 

@@ -129,3 +129,13 @@ export const firehoseFormat: IngestFormat = {
 export function firehoseErrorBody(requestId: string, message: string, timestampMs = Date.now()): { requestId: string; timestamp: number; errorMessage: string } {
   return { requestId, timestamp: timestampMs, errorMessage: message };
 }
+
+/**
+ * Firehose reads a failure from `requestId` (echoed) and `errorMessage` (wire-formats §3.11 Response): added
+ * to every refusal of the Firehose routes, beside the spec's fields. The request id comes from the
+ * X-Amz-Firehose-Request-Id header, which Firehose sets on every delivery and which survives a malformed body.
+ */
+export function firehoseErrorFields(e: { detail: string }, headers: IncomingHttpHeaders): Record<string, string | number> {
+  const id = headers['x-amz-firehose-request-id'];
+  return firehoseErrorBody(typeof id === 'string' ? id : '', e.detail);
+}

@@ -136,7 +136,13 @@ export const hecRawFormat: IngestFormat = { name: 'hec', parse: parseRaw, reply:
  * Splunk's own `{text, code}` beside the spec's error fields (wire-formats §3.12 Replies): HEC clients such as
  * splunk-logging judge a reply by `code` alone, so every refusal must carry a non-zero one.
  */
-export function hecErrorFields(e: { status: number }): { text: string; code: number } {
+export function hecErrorFields(e: { status: number; detail?: string }): Record<string, string | number> {
+  // Splunk's own codes for an event without `event` (12) or with an empty one (13), with its 0-based index (the detail counts from 1).
+  const missing = /^Event field is (required|blank)\b.*?\(event (\d+)\)/.exec(e.detail ?? '');
+  if (missing) {
+    const blank = missing[1] === 'blank';
+    return { text: blank ? 'Event field cannot be blank' : 'Event field is required', code: blank ? 13 : 12, 'invalid-event-number': Number(missing[2]) - 1 };
+  }
   switch (e.status) {
     case 401: return { text: 'Token is required', code: 2 };
     case 403: return { text: 'Invalid token', code: 4 };
