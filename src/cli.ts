@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { loadConfig, ConfigError, type Config } from './config.js';
 import { ServiceClock } from './clock.js';
 import { openControlStore } from './stores/control/open-control-store.js';
-import { openDuckdbStore } from './stores/telemetry/duckdb/duckdb-store.js';
+import { openDuckdbWorkerStore } from './stores/telemetry/duckdb/worker-store.js';
 import { openWal } from './ingest/wal.js';
 import { buildService, type Service } from './service.js';
 import { ensureAdminToken } from './bootstrap.js';
@@ -23,7 +23,7 @@ async function serve(config: Config): Promise<void> {
   const clock = new ServiceClock();
   const control = await openControlStore({ url: config.controlDb, dataDir: config.dataDir, clock });
   if (config.telemetryDb !== undefined) throw new ConfigError('--telemetry-db / SIGHTLINE_TELEMETRY_DB', 'the ClickHouse backend is not built yet; leave it unset for DuckDB');
-  const telemetry = await openDuckdbStore(join(config.dataDir, 'telemetry.duckdb'));
+  const telemetry = await openDuckdbWorkerStore(join(config.dataDir, 'telemetry.duckdb'));
   const wal = await openWal({ dir: join(config.dataDir, 'wal'), store: telemetry, maxBytes: config.walMaxBytes, onError: (e) => log(`wal: ${String(e)}`) });
   const service: Service = buildService({ config, adminToken, clock, control, telemetry, wal, print, log });
   await service.listen();

@@ -9,6 +9,7 @@ import type { FieldValue, LogEntry } from '../../../model/log-entry.js';
 import { log, logsBatch, span, spansBatch, telemetryStoreContract, type StoredLog } from '../telemetry-store.contract.js';
 import type { TelemetryStore } from '../telemetry-store.js';
 import { openDuckdbStore, type DuckdbTelemetryStore } from './duckdb-store.js';
+import { openDuckdbWorkerStore } from './worker-store.js';
 
 const fileOf = (dir: string) => join(dir, 'telemetry.duckdb');
 
@@ -30,6 +31,8 @@ async function peek(s: TelemetryStore, tenantId: string): Promise<StoredLog[]> {
 }
 
 telemetryStoreContract('duckdb', (dir) => openDuckdbStore(fileOf(dir)), peek);
+// The same store behind its worker thread, as the service runs it (worker-store.ts).
+telemetryStoreContract('duckdb in a worker thread', (dir) => openDuckdbWorkerStore(fileOf(dir)), peek);
 
 void describe('duckdb store', () => {
   const dirs: string[] = [];

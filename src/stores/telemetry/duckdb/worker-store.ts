@@ -1,0 +1,112 @@
+// The telemetry store as seen from the request thread when DuckDB runs in a worker (worker-host.ts): every
+// call is posted to the worker and its answer awaited. Batches and results cross by structured clone
+// (bigints and nested objects included), which costs far less than the appender calls it moves away.
+import { Worker } from 'node:worker_threads';
+import type { TenantBatch } from '../../../model/batch.js';
+import { isStaleMarker } from '../../../model/metric.js';
+import type { ReplayChunk } from '../../../model/replay.js';
+import type { Span } from '../../../model/span.js';
+import type { LogsqlQuery } from '../../../query/logsql/ast.js';
+import type { SeriesSource } from '../../../query/promql/series-source.js';
+import type {
+  HitsSeries, LogRow, ReplaySession, TimeRange, TraceFilter, TraceSummary, ValueHits,
+} from '../telemetry-store.js';
+import type { CallMessage, ReplyMessage } from './worker-host.js';
+import type { DuckdbTelemetryStore } from './duckdb-store.js';
+import type { SqlExecutor } from './logsql-sql.js';
+
+export async function openDuckdbWorkerStore(path: string): Promise<DuckdbTelemetryStore> {
+  const worker = new Worker(new URL('./worker-host.js', import.meta.url), { workerData: { path } });
+  const store = new WorkerStore(worker);
+  await store.opened;
+  return store;
+}
+
+class WorkerStore implements DuckdbTelemetryStore {
+  private nextId = 1;
+  private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  readonly opened: Promise<void>;
+  private closed = false;
+
+  readonly reader: SqlExecutor = { all: (sql, params) => this.call('reader.all', [sql, params]) };
+  readonly metrics: SeriesSource = {
+    select: (...a) => this.call('metrics.select', a),
+    labelNames: (...a) => this.call('metrics.labelNames', a),
+    labelValues: (...a) => this.call('metrics.labelValues', a),
+    metadata: (...a) => this.call('metrics.metadata', a),
+    series: (...a) => this.call('metrics.series', a),
+  };
+
+  constructor(private readonly worker: Worker) {
+    this.opened = new Promise((resolve, reject) => {
+      this.pending.set(0, { resolve: () => resolve(), reject });
+    });
+    worker.on('message', (m: ReplyMessage) => {
+      const waiter = this.pending.get(m.id);
+      if (!waiter) return;
+      this.pending.delete(m.id);
+      if (m.ok) waiter.resolve(m.value);
+      else waiter.reject(new Error(m.message));
+    });
+    // A worker that dies fails every call in flight (the WAL keeps the data and retries its writes).
+    const fail = (e: Error) => {
+      for (const w of this.pending.values()) w.reject(e);
+      this.pending.clear();
+      this.closed = true;
+    };
+    worker.on('error', fail);
+    worker.on('exit', (code) => fail(new Error(`telemetry store worker exited (${code})`)));
+  }
+
+  write(batches: TenantBatch[], walPosition: bigint): Promise<void> {
+    // Structured clone canonicalises NaN, which would erase the stale marker's bits: name them instead.
+    const stale = batches.map((b) => (b.batch.samples ?? []).flatMap((x, i) => (isStaleMarker(x.value) ? [i] : [])));
+    return this.call('write', [batches, walPosition, stale]);
+  }
+  walPosition(): Promise<bigint> {
+    return this.call('walPosition', []);
+  }
+  searchLogs(tenantId: string, query: LogsqlQuery, range: TimeRange, limit: number): Promise<LogRow[]> {
+    return this.call('searchLogs', [tenantId, query, range, limit]);
+  }
+  logHits(tenantId: string, query: LogsqlQuery, range: TimeRange, stepNs: bigint): Promise<HitsSeries[]> {
+    return this.call('logHits', [tenantId, query, range, stepNs]);
+  }
+  logFieldNames(tenantId: string, query: LogsqlQuery, range: TimeRange): Promise<ValueHits[]> {
+    return this.call('logFieldNames', [tenantId, query, range]);
+  }
+  logFieldValues(tenantId: string, query: LogsqlQuery, range: TimeRange, field: string, limit: number): Promise<ValueHits[]> {
+    return this.call('logFieldValues', [tenantId, query, range, field, limit]);
+  }
+  getTrace(tenantId: string, traceId: string): Promise<Span[]> {
+    return this.call('getTrace', [tenantId, traceId]);
+  }
+  findTraces(tenantId: string, filter: TraceFilter): Promise<TraceSummary[]> {
+    return this.call('findTraces', [tenantId, filter]);
+  }
+  listReplays(tenantId: string, range: TimeRange, limit: number): Promise<ReplaySession[]> {
+    return this.call('listReplays', [tenantId, range, limit]);
+  }
+  getReplay(tenantId: string, sessionId: string): Promise<ReplayChunk[]> {
+    return this.call('getReplay', [tenantId, sessionId]);
+  }
+  deleteOlderThan(tenantId: string, beforeNs: bigint): Promise<number> {
+    return this.call('deleteOlderThan', [tenantId, beforeNs]);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    await this.call('close', []);
+    this.closed = true;
+    await this.worker.terminate();
+  }
+
+  private call<T>(method: string, args: unknown[]): Promise<T> {
+    if (this.closed) return Promise.reject(new Error('duckdb-store: closed'));
+    const id = this.nextId++;
+    return new Promise<T>((resolve, reject) => {
+      this.pending.set(id, { resolve: (v) => resolve(v as T), reject });
+      this.worker.postMessage({ id, method, args } satisfies CallMessage);
+    });
+  }
+}
