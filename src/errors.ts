@@ -46,6 +46,7 @@ export const errors = {
 
   // Bodies (DESIGN §6, order of checks).
   badRequest: (detail: string) => err(400, 'bad_request', detail, 'bad_request'),
+  conflict: (detail: string) => err(409, 'conflict', detail, 'bad_request'),
   unsupportedEncoding: (encoding: string) =>
     err(400, 'unsupported_encoding', `Unsupported Content-Encoding: ${encoding} (accepted: gzip, zstd, snappy)`, 'unsupported_encoding'),
   corruptBody: (encoding: string, why: string) =>

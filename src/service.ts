@@ -14,6 +14,7 @@ import { IngestPipeline } from './ingest/pipeline.js';
 import { walSink } from './ingest/wal-sink.js';
 import { buildIngestPlane } from './planes/ingest-plane.js';
 import { buildAppPlane } from './planes/app-plane.js';
+import { LiveTailSessions } from './query/tail-api.js';
 import { registerWriteRoutes } from './planes/write-routes.js';
 import { appDoor, ingestDoor, type Plane } from './front-doors/doors.js';
 import { HttpForwarder } from './front-doors/forward.js';
@@ -57,6 +58,7 @@ export function buildService(deps: ServiceDeps): Service {
   const ingestPlane = buildIngestPlane({
     pipeline, maxBodyBytes: config.maxBodyBytes, vercelDrainSecret: config.vercelDrainSecret, vercelVerifyToken: config.vercelVerifyToken,
   });
+  const liveTail = new LiveTailSessions();
   const appPlane = buildAppPlane({
     admin: { store: control, adminToken: deps.adminToken, clock, testClock: config.testClock, sweep, usage: metering, log },
     guard: {
@@ -68,6 +70,7 @@ export function buildService(deps: ServiceDeps): Service {
     },
     telemetry, store: control, usage: metering, refusals,
     planOf: (grant) => effectivePlan(grant.account),
+    liveTail,
     registerWrites: (router) => registerWriteRoutes(router, pipeline),
   });
 
@@ -123,6 +126,7 @@ export function buildService(deps: ServiceDeps): Service {
     },
     async stop() {
       for (const t of timers) clearInterval(t);
+      liveTail.closeAll(); // open live-tail streams end, so their connections do not hold the stop
       // Stop accepting; in-flight requests finish (DESIGN §2 SIGTERM); idle keep-alive sockets close now.
       await Promise.all(servers.map((s) => new Promise<void>((resolve) => {
         s.close(() => resolve());

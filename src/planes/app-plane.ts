@@ -10,6 +10,10 @@ import { registerProjectsRoutes } from '../query/projects-api.js';
 import { registerUsageRoutes } from '../query/usage-api.js';
 import { registerReplayRoutes } from '../query/replay-api.js';
 import { registerPrometheusRoutes } from '../query/prometheus-routes.js';
+import { registerSavedSearchRoutes } from '../query/saved-searches-api.js';
+import { registerDashboardRoutes } from '../query/dashboards-api.js';
+import { registerUsersRoutes } from '../query/users-api.js';
+import { LiveTailSessions, registerTailRoutes } from '../query/tail-api.js';
 import type { TenantGuardDeps } from '../query/tenant-route.js';
 import type { TelemetryStore } from '../stores/telemetry/telemetry-store.js';
 import type { ControlStore, KeyGrant } from '../stores/control/control-store.js';
@@ -26,6 +30,8 @@ export interface AppPlaneDeps {
   planOf: (grant: KeyGrant) => EffectivePlan;
   usage: UsageReader;
   refusals: RefusalCounter;
+  /** Open live-tail streams of this process (in memory); the service ends them all when it stops. */
+  liveTail?: LiveTailSessions;
   /** Adds the metric and replay write routes (issue 5) to the same table. */
   registerWrites?: (router: Router) => void;
 }
@@ -41,6 +47,10 @@ export function buildAppPlane(deps: AppPlaneDeps): RouterPlane {
   registerProjectsRoutes(router, tenantDeps);
   registerReplayRoutes(router, tenantDeps);
   registerPrometheusRoutes(router, tenantDeps);
+  registerSavedSearchRoutes(router, tenantDeps);
+  registerDashboardRoutes(router, tenantDeps);
+  registerUsersRoutes(router, tenantDeps);
+  registerTailRoutes(router, { ...tenantDeps, sessions: deps.liveTail ?? new LiveTailSessions() });
   deps.registerWrites?.(router);
 
   // Refusal reasons per tenant, Prometheus text format (issue 3 item 9); admin token required.

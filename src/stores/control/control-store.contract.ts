@@ -268,6 +268,86 @@ export function controlStoreContract(name: string, open: () => Promise<OpenedCon
       assert.equal(await s().countLiveKeys(`acc_missing_${uid()}`), 0);
     });
 
+    // ── saved searches, dashboards, users ───────────────────────────────────────────────────────────────────
+
+    void it('saved searches: create, get, list per tenant, count per account, delete once', async () => {
+      const { accountId, tenantId } = await tenantOf();
+      const second = await s().createTenant({ accountId, name: 'second' });
+      const other = await tenantOf();
+      const a = await s().createSavedSearch({ tenantId, accountId, name: 'errors', query: 'level:error' });
+      assert.match(a.id, /^srch_[0-9a-f]{24}$/);
+      assert.deepEqual({ ...a, createdAt: 0 }, { id: a.id, tenantId, accountId, name: 'errors', query: 'level:error', createdAt: 0 });
+      assert.equal(typeof a.createdAt, 'number');
+      const b = await s().createSavedSearch({ tenantId: second.id, accountId, name: `it's "quoted"`, query: '_msg:"a b"' });
+      await s().createSavedSearch({ tenantId: other.tenantId, accountId: other.accountId, name: 'x', query: '*' });
+      assert.deepEqual(await s().getSavedSearch(a.id), a);
+      assert.deepEqual(await s().listSavedSearches(tenantId), [a]);
+      assert.deepEqual(await s().listSavedSearches(second.id), [b]);
+      assert.equal(await s().countSavedSearches(accountId), 2);
+      assert.equal(await s().deleteSavedSearch(a.id), true);
+      assert.equal(await s().deleteSavedSearch(a.id), false);
+      assert.equal(await s().getSavedSearch(a.id), null);
+      assert.equal(await s().countSavedSearches(accountId), 1);
+      assert.equal(await s().countSavedSearches(`acc_missing_${uid()}`), 0);
+    });
+
+    void it('dashboards: panels round-trip as JSON, update replaces fields and stamps updatedAt, delete once', async () => {
+      const { accountId, tenantId } = await tenantOf();
+      const other = await tenantOf();
+      const panels = [{ type: 'logs', query: 'level:error', pos: { x: 0, y: 1 }, tags: ['a', null, 2.5, true] }];
+      const d = await s().createDashboard({ tenantId, accountId, title: 'Ops', panels });
+      assert.match(d.id, /^dash_[0-9a-f]{24}$/);
+      assert.deepEqual(d.panels, panels);
+      assert.equal(d.createdAt, d.updatedAt);
+      assert.deepEqual(await s().getDashboard(d.id), d);
+      await s().createDashboard({ tenantId: other.tenantId, accountId: other.accountId, title: 'elsewhere', panels: [] });
+      assert.deepEqual(await s().listDashboards(tenantId), [d]);
+      assert.equal(await s().countDashboards(accountId), 1);
+      const renamed = await s().updateDashboard(d.id, { title: 'Ops 2' });
+      assert.deepEqual({ ...renamed, updatedAt: 0 }, { ...d, title: 'Ops 2', updatedAt: 0 });
+      const repanelled = await s().updateDashboard(d.id, { panels: [] });
+      assert.ok(repanelled);
+      assert.equal(repanelled.title, 'Ops 2');
+      assert.deepEqual(repanelled.panels, []);
+      assert.deepEqual(await s().getDashboard(d.id), repanelled);
+      assert.equal(await s().updateDashboard(`dash_missing_${uid()}`, { title: 'x' }), null);
+      assert.equal(await s().deleteDashboard(d.id), true);
+      assert.equal(await s().deleteDashboard(d.id), false);
+      assert.equal(await s().getDashboard(d.id), null);
+      assert.equal(await s().countDashboards(accountId), 0);
+    });
+
+    void it('users: unique email per account (a duplicate is null), listed and counted per account, delete once', async () => {
+      const { accountId } = await tenantOf();
+      const other = await tenantOf();
+      const u = await s().createUser({ accountId, email: 'ann@example.com', role: 'admin' });
+      assert.ok(u);
+      assert.match(u.id, /^usr_[0-9a-f]{24}$/);
+      assert.deepEqual({ ...u, createdAt: 0 }, { id: u.id, accountId, email: 'ann@example.com', role: 'admin', createdAt: 0 });
+      assert.equal(await s().createUser({ accountId, email: 'ann@example.com', role: 'viewer' }), null);
+      const v = await s().createUser({ accountId, email: 'bob@example.com', role: 'viewer' });
+      assert.ok(v);
+      assert.ok(await s().createUser({ accountId: other.accountId, email: 'ann@example.com', role: 'member' }), 'another account may reuse it');
+      assert.deepEqual(await s().getUser(u.id), u);
+      assert.deepEqual((await s().listUsers(accountId)).map((x) => x.id).sort(), [u.id, v.id].sort());
+      assert.equal(await s().countUsers(accountId), 2);
+      assert.equal(await s().deleteUser(u.id), true);
+      assert.equal(await s().deleteUser(u.id), false);
+      assert.equal(await s().getUser(u.id), null);
+      assert.equal(await s().countUsers(accountId), 1);
+      assert.ok(await s().createUser({ accountId, email: 'ann@example.com', role: 'member' }), 'a deleted user\'s email is free again');
+    });
+
+    void it('withAccountLock serialises counted creations: concurrent saved searches cannot pass a ceiling', async () => {
+      const { accountId, tenantId } = await tenantOf();
+      const made = await Promise.all(Array.from({ length: 6 }, (_, i) => s().withAccountLock(accountId, async (store) => {
+        if (await store.countSavedSearches(accountId) >= 3) return null;
+        return store.createSavedSearch({ tenantId, accountId, name: `s${i}`, query: '*' });
+      })));
+      assert.equal(made.filter((x) => x !== null).length, 3);
+      assert.equal(await s().countSavedSearches(accountId), 3);
+    });
+
     // ── counters ──────────────────────────────────────────────────────────────────────────────────────────
 
     void it('concurrent addCounters calls add up exactly (no lost update, no deadlock)', async () => {

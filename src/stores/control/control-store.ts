@@ -57,6 +57,39 @@ export interface ApiKey {
   secretHash: string;
 }
 
+/** A stored LogsQL query of a tenant (DESIGN §6 saved-search ceiling counts per account). */
+export interface SavedSearch {
+  id: string;
+  tenantId: string;
+  accountId: string;
+  name: string;
+  query: string;
+  createdAt: number;
+}
+
+/** A tenant's dashboard; `panels` is the client's JSON, stored as jsonb and returned untouched. */
+export interface Dashboard {
+  id: string;
+  tenantId: string;
+  accountId: string;
+  title: string;
+  panels: unknown[];
+  createdAt: number;
+  updatedAt: number;
+}
+
+export const USER_ROLES = ['admin', 'member', 'viewer'] as const;
+export type UserRole = (typeof USER_ROLES)[number];
+
+/** A person on an account (DESIGN §6 user ceiling); the email is unique per account. */
+export interface AccountUser {
+  id: string;
+  accountId: string;
+  email: string;
+  role: UserRole;
+  createdAt: number;
+}
+
 /** What a key lookup resolves to: the key, its tenant and the tenant's account, read together. */
 export interface KeyGrant {
   key: ApiKey;
@@ -134,6 +167,30 @@ export interface ControlStore {
   listKeys(tenantId: string): Promise<ApiKey[]>;
   /** Live keys over all tenants of the account (the API-key ceiling counts per account). */
   countLiveKeys(accountId: string): Promise<number>;
+
+  createSavedSearch(input: { tenantId: string; accountId: string; name: string; query: string }): Promise<SavedSearch>;
+  getSavedSearch(id: string): Promise<SavedSearch | null>;
+  listSavedSearches(tenantId: string): Promise<SavedSearch[]>;
+  /** True when it existed and is gone now. */
+  deleteSavedSearch(id: string): Promise<boolean>;
+  /** Over all tenants of the account (the ceiling counts per account). */
+  countSavedSearches(accountId: string): Promise<number>;
+
+  createDashboard(input: { tenantId: string; accountId: string; title: string; panels: unknown[] }): Promise<Dashboard>;
+  getDashboard(id: string): Promise<Dashboard | null>;
+  listDashboards(tenantId: string): Promise<Dashboard[]>;
+  /** Replaces the given fields and stamps updatedAt; null for an unknown id. */
+  updateDashboard(id: string, patch: { title?: string; panels?: unknown[] }): Promise<Dashboard | null>;
+  deleteDashboard(id: string): Promise<boolean>;
+  /** Over all tenants of the account. */
+  countDashboards(accountId: string): Promise<number>;
+
+  /** Null when the account already has a user with this email (unique per account). */
+  createUser(input: { accountId: string; email: string; role: UserRole }): Promise<AccountUser | null>;
+  getUser(id: string): Promise<AccountUser | null>;
+  listUsers(accountId: string): Promise<AccountUser[]>;
+  deleteUser(id: string): Promise<boolean>;
+  countUsers(accountId: string): Promise<number>;
 
   /** Adds every delta in one transaction (durable metering). */
   addCounters(deltas: CounterDelta[]): Promise<void>;

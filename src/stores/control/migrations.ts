@@ -63,6 +63,42 @@ export const MIGRATIONS: readonly Migration[] = [
        )`,
     ],
   },
+  {
+    version: 2,
+    name: 'saved searches, dashboards, users',
+    statements: [
+      // account_id is the tenant's account, stored so the per-account ceilings (DESIGN §6) count without a join.
+      `CREATE TABLE saved_searches (
+         id         text PRIMARY KEY,
+         tenant_id  text NOT NULL REFERENCES tenants (id),
+         account_id text NOT NULL REFERENCES accounts (id),
+         name       text NOT NULL,
+         query      text NOT NULL,
+         created_at bigint NOT NULL
+       )`,
+      `CREATE INDEX saved_searches_tenant_idx ON saved_searches (tenant_id)`,
+      `CREATE INDEX saved_searches_account_idx ON saved_searches (account_id)`,
+      `CREATE TABLE dashboards (
+         id         text PRIMARY KEY,
+         tenant_id  text NOT NULL REFERENCES tenants (id),
+         account_id text NOT NULL REFERENCES accounts (id),
+         title      text NOT NULL,
+         panels     jsonb NOT NULL DEFAULT '[]'::jsonb,
+         created_at bigint NOT NULL,
+         updated_at bigint NOT NULL
+       )`,
+      `CREATE INDEX dashboards_tenant_idx ON dashboards (tenant_id)`,
+      `CREATE INDEX dashboards_account_idx ON dashboards (account_id)`,
+      `CREATE TABLE users (
+         id         text PRIMARY KEY,
+         account_id text NOT NULL REFERENCES accounts (id),
+         email      text NOT NULL,
+         role       text NOT NULL CHECK (role IN ('admin', 'member', 'viewer')),
+         created_at bigint NOT NULL,
+         UNIQUE (account_id, email)
+       )`,
+    ],
+  },
 ];
 
 /** Any constant will do: it only keeps two processes opening one PostgreSQL from migrating at once. */

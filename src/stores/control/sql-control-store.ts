@@ -4,9 +4,10 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../../clock.js';
 import {
-  ControlStoreUnavailableError, SCOPES, TIERS,
-  type Account, type AccountPatch, type ApiKey, type ControlStore, type CounterDelta, type FeatureOverrides,
-  type KeyGrant, type LimitOverrides, type NewAccount, type Scope, type Tenant, type Tier,
+  ControlStoreUnavailableError, SCOPES, TIERS, USER_ROLES,
+  type Account, type AccountPatch, type AccountUser, type ApiKey, type ControlStore, type CounterDelta, type Dashboard,
+  type FeatureOverrides, type KeyGrant, type LimitOverrides, type NewAccount, type SavedSearch, type Scope, type Tenant,
+  type Tier, type UserRole,
 } from './control-store.js';
 
 /**
@@ -22,8 +23,8 @@ export interface SqlDriver {
 
 const wallClock: Clock = { now: () => Date.now() };
 
-/** `acc_…`, `ten_…`, `key_…`: 96 random bits, enough that ids never collide and cannot be guessed. */
-export function newId(prefix: 'acc' | 'ten' | 'key'): string {
+/** `acc_…`, `ten_…`, `key_…`, …: 96 random bits, enough that ids never collide and cannot be guessed. */
+export function newId(prefix: 'acc' | 'ten' | 'key' | 'srch' | 'dash' | 'usr'): string {
   return `${prefix}_${randomBytes(12).toString('hex')}`;
 }
 
@@ -192,6 +193,104 @@ export class SqlControlStore implements ControlStore {
     return num(one(rows).n);
   }
 
+  // ── saved searches ──────────────────────────────────────────────────────────────────────────────────────
+
+  async createSavedSearch(input: { tenantId: string; accountId: string; name: string; query: string }): Promise<SavedSearch> {
+    const rows = await this.q<SavedSearchRow>(
+      `INSERT INTO saved_searches (id, tenant_id, account_id, name, query, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6) RETURNING *`,
+      [newId('srch'), input.tenantId, input.accountId, input.name, input.query, this.clock.now()],
+    );
+    return toSavedSearch(one(rows));
+  }
+
+  async getSavedSearch(id: string): Promise<SavedSearch | null> {
+    const rows = await this.q<SavedSearchRow>('SELECT * FROM saved_searches WHERE id = $1', [id]);
+    return rows[0] ? toSavedSearch(rows[0]) : null;
+  }
+
+  async listSavedSearches(tenantId: string): Promise<SavedSearch[]> {
+    const rows = await this.q<SavedSearchRow>('SELECT * FROM saved_searches WHERE tenant_id = $1 ORDER BY created_at, id', [tenantId]);
+    return rows.map(toSavedSearch);
+  }
+
+  async deleteSavedSearch(id: string): Promise<boolean> {
+    return (await this.q<{ id: string }>('DELETE FROM saved_searches WHERE id = $1 RETURNING id', [id])).length > 0;
+  }
+
+  async countSavedSearches(accountId: string): Promise<number> {
+    return num(one(await this.q<{ n: unknown }>('SELECT count(*) AS n FROM saved_searches WHERE account_id = $1', [accountId])).n);
+  }
+
+  // ── dashboards ──────────────────────────────────────────────────────────────────────────────────────────
+
+  async createDashboard(input: { tenantId: string; accountId: string; title: string; panels: unknown[] }): Promise<Dashboard> {
+    const now = this.clock.now();
+    const rows = await this.q<DashboardRow>(
+      `INSERT INTO dashboards (id, tenant_id, account_id, title, panels, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5::jsonb, $6, $6) RETURNING *`,
+      [newId('dash'), input.tenantId, input.accountId, input.title, JSON.stringify(input.panels), now],
+    );
+    return toDashboard(one(rows));
+  }
+
+  async getDashboard(id: string): Promise<Dashboard | null> {
+    const rows = await this.q<DashboardRow>('SELECT * FROM dashboards WHERE id = $1', [id]);
+    return rows[0] ? toDashboard(rows[0]) : null;
+  }
+
+  async listDashboards(tenantId: string): Promise<Dashboard[]> {
+    const rows = await this.q<DashboardRow>('SELECT * FROM dashboards WHERE tenant_id = $1 ORDER BY created_at, id', [tenantId]);
+    return rows.map(toDashboard);
+  }
+
+  async updateDashboard(id: string, patch: { title?: string; panels?: unknown[] }): Promise<Dashboard | null> {
+    const rows = await this.q<DashboardRow>(
+      `UPDATE dashboards SET title = COALESCE($2, title), panels = COALESCE($3::jsonb, panels), updated_at = $4
+        WHERE id = $1 RETURNING *`,
+      [id, patch.title ?? null, patch.panels === undefined ? null : JSON.stringify(patch.panels), this.clock.now()],
+    );
+    return rows[0] ? toDashboard(rows[0]) : null;
+  }
+
+  async deleteDashboard(id: string): Promise<boolean> {
+    return (await this.q<{ id: string }>('DELETE FROM dashboards WHERE id = $1 RETURNING id', [id])).length > 0;
+  }
+
+  async countDashboards(accountId: string): Promise<number> {
+    return num(one(await this.q<{ n: unknown }>('SELECT count(*) AS n FROM dashboards WHERE account_id = $1', [accountId])).n);
+  }
+
+  // ── users ───────────────────────────────────────────────────────────────────────────────────────────────
+
+  async createUser(input: { accountId: string; email: string; role: UserRole }): Promise<AccountUser | null> {
+    // ON CONFLICT … DO NOTHING: a duplicate email is an answer (null → 409), not an aborted transaction.
+    const rows = await this.q<UserRow>(
+      `INSERT INTO users (id, account_id, email, role, created_at) VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT (account_id, email) DO NOTHING RETURNING *`,
+      [newId('usr'), input.accountId, input.email, input.role, this.clock.now()],
+    );
+    return rows[0] ? toUser(rows[0]) : null;
+  }
+
+  async getUser(id: string): Promise<AccountUser | null> {
+    const rows = await this.q<UserRow>('SELECT * FROM users WHERE id = $1', [id]);
+    return rows[0] ? toUser(rows[0]) : null;
+  }
+
+  async listUsers(accountId: string): Promise<AccountUser[]> {
+    const rows = await this.q<UserRow>('SELECT * FROM users WHERE account_id = $1 ORDER BY created_at, id', [accountId]);
+    return rows.map(toUser);
+  }
+
+  async deleteUser(id: string): Promise<boolean> {
+    return (await this.q<{ id: string }>('DELETE FROM users WHERE id = $1 RETURNING id', [id])).length > 0;
+  }
+
+  async countUsers(accountId: string): Promise<number> {
+    return num(one(await this.q<{ n: unknown }>('SELECT count(*) AS n FROM users WHERE account_id = $1', [accountId])).n);
+  }
+
   // ── counters ────────────────────────────────────────────────────────────────────────────────────────────
 
   async addCounters(deltas: CounterDelta[]): Promise<void> {
@@ -260,6 +359,30 @@ interface AccountRow {
 interface TenantRow { id: string; account_id: string; name: string; disabled: boolean; created_at: unknown }
 interface KeyRow {
   id: string; tenant_id: string; name: string; scopes: unknown; expires_at: unknown; created_at: unknown; secret_hash: string;
+}
+
+interface SavedSearchRow { id: string; tenant_id: string; account_id: string; name: string; query: string; created_at: unknown }
+interface DashboardRow {
+  id: string; tenant_id: string; account_id: string; title: string; panels: unknown; created_at: unknown; updated_at: unknown;
+}
+interface UserRow { id: string; account_id: string; email: string; role: string; created_at: unknown }
+
+function toSavedSearch(r: SavedSearchRow): SavedSearch {
+  return { id: r.id, tenantId: r.tenant_id, accountId: r.account_id, name: r.name, query: r.query, createdAt: num(r.created_at) };
+}
+
+function toDashboard(r: DashboardRow): Dashboard {
+  const panels: unknown = typeof r.panels === 'string' ? JSON.parse(r.panels) : r.panels;
+  return {
+    id: r.id, tenantId: r.tenant_id, accountId: r.account_id, title: r.title,
+    panels: Array.isArray(panels) ? panels : [], createdAt: num(r.created_at), updatedAt: num(r.updated_at),
+  };
+}
+
+function toUser(r: UserRow): AccountUser {
+  const role = USER_ROLES.find((x) => x === r.role);
+  if (!role) throw new Error(`control store holds an unknown role ${JSON.stringify(r.role)}`);
+  return { id: r.id, accountId: r.account_id, email: r.email, role, createdAt: num(r.created_at) };
 }
 
 function toAccount(r: AccountRow): Account {

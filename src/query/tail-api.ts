@@ -1,0 +1,159 @@
+// Live tail (DESIGN §6 live-tail ceiling), VictoriaLogs-style: GET …/select/logsql/tail?query=<filters> answers
+// NDJSON and keeps the response open, writing every entry that matches as it becomes queryable, oldest first.
+//
+// How: every POLL_MS the stream runs searchLogs over `_time > last seen` (starting at the moment it opened) and
+// writes the new rows, then moves `last seen` to the newest row written. Consequences, by design:
+//  - an entry whose event time is older than the newest one already written (late, back-dated) is not shown;
+//  - at most MAX_ROWS_PER_POLL rows per poll; when more arrive within one poll the oldest of them are skipped;
+//  - the query takes filters only (no pipes): a tail writes entries, and each one needs its `_time`.
+// The stream ends when the client disconnects, on a telemetry-store error, or when the service stops.
+//
+// Open streams are counted per account IN MEMORY, in this process (LiveTailSessions). A stream is a live HTTP
+// response of this process, so the count lives and dies with it: nothing to clean up after a crash. With several
+// processes behind a balancer, each one bounds its own streams (the bound is per process, not global).
+import type { Router } from '../front-doors/router.js';
+import type { RequestContext } from '../front-doors/context.js';
+import type { KeyGrant } from '../stores/control/control-store.js';
+import type { TelemetryStore } from '../stores/telemetry/telemetry-store.js';
+import type { LogsqlQuery } from './logsql/ast.js';
+import { LogsqlSyntaxError, parseLogsql } from './logsql/parser.js';
+import { errors } from '../errors.js';
+import { msToNs } from '../model/time.js';
+import { guarded, type TenantGuardDeps } from './tenant-route.js';
+import { toJson } from './request-params.js';
+import type { EffectivePlan } from '../limits/plans.js';
+import { checkCeiling } from '../limits/gates.js';
+
+const POLL_MS = 1000;
+const MAX_ROWS_PER_POLL = 10_000;
+const MAX_QUERY_BYTES = 64 * 1024;
+
+/** Open live-tail streams per account, in this process; `closeAll` ends every one (service stop). */
+export class LiveTailSessions {
+  private readonly open = new Map<string, number>();
+  private readonly stoppers = new Set<() => void>();
+
+  /** Takes a slot or throws 403 `Live-tail session limit reached (<n>)`; the release runs once. */
+  acquire(accountId: string, plan: EffectivePlan): () => void {
+    const n = this.count(accountId);
+    // Check and take with no await between them: concurrent opens cannot overrun the ceiling.
+    checkCeiling(plan, 'liveTail', n);
+    this.open.set(accountId, n + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const left = this.count(accountId) - 1;
+      if (left > 0) this.open.set(accountId, left);
+      else this.open.delete(accountId);
+    };
+  }
+
+  count(accountId: string): number {
+    return this.open.get(accountId) ?? 0;
+  }
+
+  /** Registers a stream's stop function; returns its unregistration. */
+  onStop(stop: () => void): () => void {
+    this.stoppers.add(stop);
+    return () => this.stoppers.delete(stop);
+  }
+
+  closeAll(): void {
+    for (const stop of [...this.stoppers]) stop();
+  }
+}
+
+export interface TailApiDeps extends TenantGuardDeps {
+  telemetry: TelemetryStore;
+  planOf: (grant: KeyGrant) => EffectivePlan;
+  sessions: LiveTailSessions;
+  /** Poll interval; POLL_MS unless a test says otherwise. */
+  pollMs?: number;
+}
+
+export function registerTailRoutes(router: Router, deps: TailApiDeps): void {
+  router.on('GET', '/api/v1/tenants/:tenant/select/logsql/tail', guarded(deps, 'read', true, async (ctx, grant) => {
+    const query = compileTail(ctx.query.get('query') ?? '*', deps.clock.now());
+    const release = deps.sessions.acquire(grant.account.id, deps.planOf(grant));
+    try {
+      await stream(ctx, grant.tenant.id, query, deps);
+    } finally {
+      release();
+    }
+  }));
+}
+
+function compileTail(text: string, nowMs: number): LogsqlQuery {
+  if (text.length > MAX_QUERY_BYTES) throw errors.badRequest(`invalid query: longer than ${MAX_QUERY_BYTES} characters`);
+  let query: LogsqlQuery;
+  try {
+    query = parseLogsql(text, msToNs(nowMs));
+  } catch (e) {
+    if (e instanceof LogsqlSyntaxError) throw errors.badRequest(`invalid query: ${e.message}`);
+    if (e instanceof RangeError) throw errors.badRequest('invalid query: nested too deeply');
+    throw e;
+  }
+  if (query.pipes.length > 0) throw errors.badRequest('invalid query: live tail takes filters only, without pipes');
+  return query;
+}
+
+async function stream(ctx: RequestContext, tenantId: string, query: LogsqlQuery, deps: TailApiDeps): Promise<void> {
+  const { res } = ctx;
+  // An object, not a `let`: the close handler flips it while the loop awaits.
+  const state = { closed: false, wake: (): void => undefined };
+  const stop = (): void => {
+    state.closed = true;
+    state.wake();
+  };
+  const closed = (): boolean => state.closed;
+  res.once('close', stop);
+  const unregister = deps.sessions.onStop(stop);
+  try {
+    // Connection: close, so the socket goes with the stream (and a stopping service is not held by a keep-alive).
+    res.writeHead(200, {
+      'Content-Type': 'application/stream+json; charset=utf-8', 'Cache-Control': 'no-cache', Connection: 'close',
+      'X-Accel-Buffering': 'no',
+    });
+    res.flushHeaders();
+    let lastNs = msToNs(deps.clock.now());
+    while (!closed()) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, deps.pollMs ?? POLL_MS);
+        state.wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      if (closed()) break;
+      let rows: Record<string, unknown>[];
+      try {
+        rows = await deps.telemetry.searchLogs(tenantId, query, { startNs: lastNs + 1n }, MAX_ROWS_PER_POLL);
+      } catch (e) {
+        deps.log(`live tail of ${tenantId} ended: ${e instanceof Error ? e.message : String(e)}`);
+        break;
+      }
+      const timed = rows.map((row) => ({ row, ns: timeNs(row._time) })).sort((a, b) => (a.ns < b.ns ? -1 : a.ns > b.ns ? 1 : 0));
+      let text = '';
+      for (const { row, ns } of timed) {
+        if (ns > lastNs) lastNs = ns;
+        text += toJson(row) + '\n';
+      }
+      if (text !== '' && !closed()) res.write(text);
+    }
+  } finally {
+    unregister();
+    res.off('close', stop);
+    if (!res.writableEnded) res.end();
+  }
+}
+
+/** `_time` as the query API writes it (RFC 3339, up to 9 fraction digits, Z) → unix ns; 0 when absent. */
+function timeNs(v: unknown): bigint {
+  if (typeof v !== 'string') return 0n;
+  const m = /^(.+T\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?Z$/.exec(v);
+  if (!m?.[1]) return 0n;
+  const ms = Date.parse(`${m[1]}Z`);
+  if (!Number.isFinite(ms)) return 0n;
+  return msToNs(ms) + BigInt((m[2] ?? '').padEnd(9, '0'));
+}
