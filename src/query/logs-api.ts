@@ -2,10 +2,8 @@
 import type { Router } from '../front-doors/router.js';
 import { sendJson } from '../front-doors/reply.js';
 import type { TelemetryStore, TimeRange } from '../stores/telemetry/telemetry-store.js';
-import { parseLogsql, LogsqlSyntaxError } from './logsql/parser.js';
-import type { Filter, LogsqlQuery } from './logsql/ast.js';
+import { compileLogsql } from './logsql-request.js';
 import { errors } from '../errors.js';
-import { msToNs } from '../model/time.js';
 import { guarded, type TenantGuardDeps } from './tenant-route.js';
 import { intParam, requestParams, timeParam, toJson } from './request-params.js';
 
@@ -16,7 +14,7 @@ export function registerLogsRoutes(router: Router, deps: TenantGuardDeps & { tel
   const parsed = async (ctx: Parameters<Parameters<typeof guarded>[3]>[0]) => {
     const params = await requestParams(ctx);
     const nowMs = deps.clock.now();
-    const query = compile(params.get('query') ?? '*', nowMs);
+    const query = compileLogsql(params.get('query') ?? '*', nowMs);
     const range: TimeRange = {};
     const start = timeParam(params, 'start', nowMs);
     const end = timeParam(params, 'end', nowMs);
@@ -55,38 +53,6 @@ export function registerLogsRoutes(router: Router, deps: TenantGuardDeps & { tel
     const values = await deps.telemetry.logFieldValues(grant.tenant.id, query, range, fieldName, limit);
     sendJson(ctx.res, 200, { values });
   }));
-}
-
-/** Bounds that keep a query inside what the parser's stack and DuckDB's expression depth (1000) take. */
-const MAX_QUERY_BYTES = 64 * 1024;
-const MAX_FILTER_DEPTH = 100;
-const MAX_PIPES = 50;
-
-function compile(text: string, nowMs: number): LogsqlQuery {
-  if (text.length > MAX_QUERY_BYTES) throw errors.badRequest(`invalid query: longer than ${MAX_QUERY_BYTES} characters`);
-  let query: LogsqlQuery;
-  try {
-    query = parseLogsql(text, msToNs(nowMs));
-  } catch (e) {
-    if (e instanceof LogsqlSyntaxError) throw errors.badRequest(`invalid query: ${e.message}`);
-    if (e instanceof RangeError) throw errors.badRequest(`invalid query: nested deeper than ${MAX_FILTER_DEPTH} levels`);
-    throw e;
-  }
-  if (filterDepth(query.filter) > MAX_FILTER_DEPTH) throw errors.badRequest(`invalid query: nested deeper than ${MAX_FILTER_DEPTH} levels`);
-  if (query.pipes.length > MAX_PIPES) throw errors.badRequest(`invalid query: more than ${MAX_PIPES} pipes`);
-  return query;
-}
-
-function filterDepth(f: Filter): number {
-  let depth = 1;
-  const stack: [Filter, number][] = [[f, 1]];
-  for (let top = stack.pop(); top; top = stack.pop()) {
-    const [node, d] = top;
-    depth = Math.max(depth, d);
-    if (node.kind === 'and' || node.kind === 'or') for (const child of node.filters) stack.push([child, d + 1]);
-    else if (node.kind === 'not') stack.push([node.filter, d + 1]);
-  }
-  return depth;
 }
 
 const MAX_STEP_NS = 36_500n * 86_400_000_000_000n;

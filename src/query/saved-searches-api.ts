@@ -5,9 +5,8 @@ import { field, readJsonObject } from '../front-doors/json-body.js';
 import { sendEmpty, sendJson } from '../front-doors/reply.js';
 import type { ControlStore, KeyGrant, SavedSearch } from '../stores/control/control-store.js';
 import { errors } from '../errors.js';
-import { msToNs } from '../model/time.js';
 import { guarded, type TenantGuardDeps } from './tenant-route.js';
-import { LogsqlSyntaxError, parseLogsql } from './logsql/parser.js';
+import { compileLogsql } from './logsql-request.js';
 import type { EffectivePlan } from '../limits/plans.js';
 import { checkCeiling } from '../limits/gates.js';
 
@@ -27,16 +26,6 @@ export function requiredText(body: Record<string, unknown>, name: string, max: n
   return v;
 }
 
-/** 400 with the parser's message when `text` is not LogsQL (the same wording as the query API). */
-export function validateLogsql(text: string, nowMs: number): void {
-  try {
-    parseLogsql(text, msToNs(nowMs));
-  } catch (e) {
-    if (e instanceof LogsqlSyntaxError) throw errors.badRequest(`invalid query: ${e.message}`);
-    if (e instanceof RangeError) throw errors.badRequest('invalid query: nested too deeply');
-    throw e;
-  }
-}
 
 function render(s: SavedSearch): Record<string, unknown> {
   return { id: s.id, name: s.name, query: s.query, tenant_id: s.tenantId, created_at: new Date(s.createdAt).toISOString() };
@@ -54,7 +43,7 @@ export function registerSavedSearchRoutes(router: Router, deps: ResourceApiDeps)
     const body = await readJsonObject(ctx);
     const name = requiredText(body, 'name', MAX_NAME);
     const query = requiredText(body, 'query', MAX_QUERY);
-    validateLogsql(query, deps.clock.now());
+    compileLogsql(query, deps.clock.now()); // 400 with the position when it is not LogsQL
     // Count and create in one transaction with the account locked: concurrent requests cannot overrun (DESIGN §6).
     const created = await deps.store.withAccountLock(grant.account.id, async (store) => {
       checkCeiling(deps.planOf(grant), 'savedSearches', await store.countSavedSearches(grant.account.id));

@@ -16,7 +16,7 @@ import type { RequestContext } from '../front-doors/context.js';
 import type { KeyGrant } from '../stores/control/control-store.js';
 import type { TelemetryStore } from '../stores/telemetry/telemetry-store.js';
 import type { LogsqlQuery } from './logsql/ast.js';
-import { LogsqlSyntaxError, parseLogsql } from './logsql/parser.js';
+import { compileLogsql } from './logsql-request.js';
 import { errors } from '../errors.js';
 import { msToNs } from '../model/time.js';
 import { guarded, type TenantGuardDeps } from './tenant-route.js';
@@ -26,7 +26,6 @@ import { checkCeiling } from '../limits/gates.js';
 
 const POLL_MS = 1000;
 const MAX_ROWS_PER_POLL = 10_000;
-const MAX_QUERY_BYTES = 64 * 1024;
 
 /** Open live-tail streams per account, in this process; `closeAll` ends every one (service stop). */
 export class LiveTailSessions {
@@ -85,15 +84,7 @@ export function registerTailRoutes(router: Router, deps: TailApiDeps): void {
 }
 
 function compileTail(text: string, nowMs: number): LogsqlQuery {
-  if (text.length > MAX_QUERY_BYTES) throw errors.badRequest(`invalid query: longer than ${MAX_QUERY_BYTES} characters`);
-  let query: LogsqlQuery;
-  try {
-    query = parseLogsql(text, msToNs(nowMs));
-  } catch (e) {
-    if (e instanceof LogsqlSyntaxError) throw errors.badRequest(`invalid query: ${e.message}`);
-    if (e instanceof RangeError) throw errors.badRequest('invalid query: nested too deeply');
-    throw e;
-  }
+  const query = compileLogsql(text, nowMs);
   if (query.pipes.length > 0) throw errors.badRequest('invalid query: live tail takes filters only, without pipes');
   return query;
 }
