@@ -8,6 +8,7 @@ import type { TelemetryStore } from './stores/telemetry/telemetry-store.js';
 import type { Wal } from './ingest/wal.js';
 import { KeyResolver } from './auth/key-resolver.js';
 import { RefusalCounter } from './observability/refusals.js';
+import { renderWalMetrics } from './observability/wal-metrics.js';
 import { Metering } from './metering/metering.js';
 import { Admission } from './ingest/admission.js';
 import { IngestPipeline } from './ingest/pipeline.js';
@@ -71,6 +72,7 @@ export function buildService(deps: ServiceDeps): Service {
     telemetry, store: control, usage: metering, refusals,
     planOf: (grant) => effectivePlan(grant.account),
     liveTail,
+    moreMetrics: () => renderWalMetrics(wal.stats()),
     registerWrites: (router) => registerWriteRoutes(router, pipeline),
   });
 

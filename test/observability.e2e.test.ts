@@ -27,4 +27,28 @@ void describe('refusal counters on /metrics', () => {
     assert.match(r.text, /^sightline_refusals_total\{tenant="",reason="invalid_key"\} [1-9]\d*$/m);
     assert.match(r.text, new RegExp(`^sightline_refusals_total\\{tenant="${acct.tenantId}",reason="trial_expired"\\} 2$`, 'm'));
   });
+
+  void it('shows the WAL: appended records count up, and the drain brings the unflushed ones back to 0', async () => {
+    const acct = await newAccount(svc, { tier: 'custom' });
+    const gauge = async (name: string): Promise<number> => {
+      const text = (await admin(svc, 'GET', '/metrics')).text;
+      const m = new RegExp(`^${name} (\\d+)$`, 'm').exec(text);
+      assert.ok(m?.[1] !== undefined, `${name} is on /metrics`);
+      assert.match(text, new RegExp(`^# TYPE ${name} (gauge|counter)$`, 'm'));
+      return Number(m[1]);
+    };
+    const before = await gauge('sightline_wal_appended_records_total');
+    const fsyncsBefore = await gauge('sightline_wal_fsyncs_total');
+    const r = await call(`${svc.ingest}/api/v1/ingest`, {
+      method: 'POST', headers: { 'Content-Type': 'application/json', 'X-API-Key': acct.key }, body: '[{"_msg":"a"},{"_msg":"b"}]',
+    });
+    assert.equal(r.status, 200);
+    assert.ok(await gauge('sightline_wal_appended_records_total') > before, 'the acknowledged batch was appended');
+    assert.ok(await gauge('sightline_wal_fsyncs_total') > fsyncsBefore, 'and fsynced');
+    const deadline = Date.now() + 10_000;
+    while (await gauge('sightline_wal_unflushed_records') !== 0 && Date.now() < deadline) await new Promise((res) => setTimeout(res, 50));
+    assert.equal(await gauge('sightline_wal_unflushed_records'), 0);
+    assert.equal(await gauge('sightline_wal_unflushed_bytes'), 0);
+    assert.equal(await gauge('sightline_wal_store_failures'), 0);
+  });
 });

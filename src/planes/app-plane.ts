@@ -32,6 +32,8 @@ export interface AppPlaneDeps {
   refusals: RefusalCounter;
   /** Open live-tail streams of this process (in memory); the service ends them all when it stops. */
   liveTail?: LiveTailSessions;
+  /** More Prometheus text for /metrics after the refusal counters (the WAL's state, from the service). */
+  moreMetrics?: () => string;
   /** Adds the metric and replay write routes (issue 5) to the same table. */
   registerWrites?: (router: Router) => void;
 }
@@ -57,7 +59,7 @@ export function buildAppPlane(deps: AppPlaneDeps): RouterPlane {
   router.on('GET', '/metrics', async (ctx) => {
     try {
       requireAdminToken(ctx, deps.admin.adminToken);
-      const text = deps.refusals.render();
+      const text = deps.refusals.render() + (deps.moreMetrics?.() ?? '');
       ctx.res.writeHead(200, { 'Content-Type': 'text/plain; version=0.0.4; charset=utf-8', 'Content-Length': Buffer.byteLength(text) });
       ctx.res.end(text);
     } catch (e) {
