@@ -190,6 +190,17 @@ void describe('live tail', () => {
       assert.equal(more.status, 200, show(more));
       assert.ok(await eventually(() => Promise.resolve(tail.lines.length > 1), 10_000));
       assert.deepEqual(tail.lines.map((l) => (JSON.parse(l) as Record<string, unknown>)._msg), [`${marker} arrived`, `${marker} second`], 'no repeats');
+      // Entries that share a timestamp with one already written, arriving in a later request, still come through;
+      // so does an exact repeat of an entry (N identical entries are N entries).
+      const at = new Date().toISOString();
+      const same = { _msg: `${marker} same time`, service: 'e2e', _time: at };
+      assert.equal((await ingest(svc.ingest, C.key, ndjson([same]))).status, 200);
+      assert.ok(await eventually(() => Promise.resolve(tail.lines.length > 2), 10_000));
+      assert.equal((await ingest(svc.ingest, C.key, ndjson([{ ...same, _msg: `${marker} same time too` }, same]))).status, 200);
+      assert.ok(await eventually(() => Promise.resolve(tail.lines.length > 4), 10_000), `got ${tail.lines.length} lines`);
+      await new Promise((r) => setTimeout(r, 1500)); // a few more polls over the same window write nothing again
+      assert.deepEqual(tail.lines.slice(2).map((l) => (JSON.parse(l) as Record<string, unknown>)._msg).sort(),
+        [`${marker} same time`, `${marker} same time`, `${marker} same time too`]);
     } finally {
       tail.close();
     }

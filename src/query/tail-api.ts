@@ -1,10 +1,10 @@
 // Live tail (DESIGN §6 live-tail ceiling), VictoriaLogs-style: GET …/select/logsql/tail?query=<filters> answers
 // NDJSON and keeps the response open, writing every entry that matches as it becomes queryable, oldest first.
 //
-// How: every POLL_MS the stream runs searchLogs over `_time > last seen` (starting at the moment it opened) and
-// writes the new rows, then moves `last seen` to the newest row written. Consequences, by design:
-//  - an entry whose event time is older than the newest one already written (late, back-dated) is not shown;
-//  - at most MAX_ROWS_PER_POLL rows per poll; when more arrive within one poll the oldest of them are skipped;
+// How: every POLL_MS the stream searches the last LAG_MS (never before the moment it opened) and writes the rows
+// it has not written yet (SentRows). Consequences, by design:
+//  - an entry whose event time is more than LAG_MS behind service time when it lands (back-dated) is not shown;
+//  - at most MAX_ROWS_PER_POLL rows per poll (newest first); in a busier window the oldest are skipped;
 //  - the query takes filters only (no pipes): a tail writes entries, and each one needs its `_time`.
 // The stream ends when the client disconnects, on a telemetry-store error, or when the service stops.
 //
@@ -25,6 +25,8 @@ import type { EffectivePlan } from '../limits/plans.js';
 import { checkCeiling } from '../limits/gates.js';
 
 const POLL_MS = 1000;
+/** How far back each poll looks again for entries that landed late (see stream()). */
+const LAG_MS = 10_000;
 const MAX_ROWS_PER_POLL = 10_000;
 
 /** Open live-tail streams per account, in this process; `closeAll` ends every one (service stop). */
@@ -107,7 +109,8 @@ async function stream(ctx: RequestContext, tenantId: string, query: LogsqlQuery,
       'X-Accel-Buffering': 'no',
     });
     res.flushHeaders();
-    let lastNs = msToNs(deps.clock.now());
+    const openedNs = msToNs(deps.clock.now());
+    const sent = new SentRows();
     while (!closed()) {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, deps.pollMs ?? POLL_MS);
@@ -117,19 +120,17 @@ async function stream(ctx: RequestContext, tenantId: string, query: LogsqlQuery,
         };
       });
       if (closed()) break;
+      // Re-read the last LAG_MS every poll: entries land in the store up to a drain window after their time,
+      // and many share a millisecond, so "newer than the last one written" would skip them.
+      const fromNs = maxBig(openedNs, msToNs(deps.clock.now() - LAG_MS));
       let rows: Record<string, unknown>[];
       try {
-        rows = await deps.telemetry.searchLogs(tenantId, query, { startNs: lastNs + 1n }, MAX_ROWS_PER_POLL);
+        rows = await deps.telemetry.searchLogs(tenantId, query, { startNs: fromNs }, MAX_ROWS_PER_POLL);
       } catch (e) {
         deps.log(`live tail of ${tenantId} ended: ${e instanceof Error ? e.message : String(e)}`);
         break;
       }
-      const timed = rows.map((row) => ({ row, ns: timeNs(row._time) })).sort((a, b) => (a.ns < b.ns ? -1 : a.ns > b.ns ? 1 : 0));
-      let text = '';
-      for (const { row, ns } of timed) {
-        if (ns > lastNs) lastNs = ns;
-        text += toJson(row) + '\n';
-      }
+      const text = sent.unseen(rows, fromNs).map((row) => toJson(row) + '\n').join('');
       if (text !== '' && !closed()) res.write(text);
     }
   } finally {
@@ -138,6 +139,34 @@ async function stream(ctx: RequestContext, tenantId: string, query: LogsqlQuery,
     if (!res.writableEnded) res.end();
   }
 }
+
+/**
+ * The rows a stream has written, within the look-back window: a poll writes only rows it has not written before.
+ * Rows are told apart by their whole JSON; identical ones are counted, so N identical entries are written N times.
+ */
+class SentRows {
+  private readonly written = new Map<string, { ns: bigint; n: number }>();
+
+  /** The rows of one poll not written yet, oldest first; forgets rows that fell out of the window. */
+  unseen(rows: Record<string, unknown>[], fromNs: bigint): Record<string, unknown>[] {
+    for (const [key, w] of this.written) if (w.ns < fromNs) this.written.delete(key);
+    const inPoll = new Map<string, number>();
+    const fresh: { row: Record<string, unknown>; ns: bigint }[] = [];
+    for (const row of rows) {
+      const key = toJson(row);
+      const seen = (inPoll.get(key) ?? 0) + 1;
+      inPoll.set(key, seen);
+      const before = this.written.get(key);
+      if (before !== undefined && seen <= before.n) continue;
+      const ns = timeNs(row._time);
+      this.written.set(key, { ns, n: seen });
+      fresh.push({ row, ns });
+    }
+    return fresh.sort((a, b) => (a.ns < b.ns ? -1 : a.ns > b.ns ? 1 : 0)).map((x) => x.row);
+  }
+}
+
+const maxBig = (a: bigint, b: bigint): bigint => (a > b ? a : b);
 
 /** `_time` as the query API writes it (RFC 3339, up to 9 fraction digits, Z) → unix ns; 0 when absent. */
 function timeNs(v: unknown): bigint {
