@@ -46,8 +46,6 @@ export class Drain {
   private wake: (() => void) | undefined;
   private waiters: { pos: bigint; resolve: () => void }[] = [];
   private readonly loop: Promise<void>;
-  /** The next batch, decoding while the current write commits (writeOnce). */
-  private prefetched: { take: Queued[]; rows: number; batches: Promise<TenantBatch[]> } | undefined;
 
   constructor(private readonly deps: DrainDeps) {
     this.committed = deps.committed;
@@ -115,43 +113,22 @@ export class Drain {
     }
   }
 
-  /** Records from queue index `from` that make the next store batch: up to batchRows rows, at least one record. */
-  private takeFrom(from: number): { take: Queued[]; rows: number; full: boolean } {
-    let rows = 0;
-    let end = from;
-    for (; end < this.queue.length; end++) {
-      const q = this.queue[end];
-      if (q === undefined || (end > from && rows + q.rows > this.deps.batchRows)) break;
-      rows += q.rows;
-    }
-    return { take: this.queue.slice(from, end), rows, full: end < this.queue.length || rows >= this.deps.batchRows };
-  }
-
   private async writeOnce(): Promise<void> {
-    // The batch decoded while the previous write committed, if it is still the head of the queue; else decode now.
-    const ahead = this.prefetched;
-    this.prefetched = undefined;
-    const useAhead = ahead !== undefined && ahead.take[0] === this.queue[0];
-    const { take, rows } = useAhead ? ahead : this.takeFrom(0);
-    const n = take.length;
-    const last = take[n - 1];
+    let n = 0;
+    let rows = 0;
+    for (const q of this.queue) {
+      if (n > 0 && rows + q.rows > this.deps.batchRows) break;
+      rows += q.rows;
+      n++;
+    }
+    const take = this.queue.slice(0, n);
+    const last = take[take.length - 1];
     if (last === undefined) return;
     try {
-      // A read-ahead that failed is simply done again here, so only the store's own failures count as failures.
-      const batches = useAhead ? await ahead.batches.catch(() => this.deps.load(take)) : await this.deps.load(take);
-      const writing = this.deps.store.write(batches, last.end);
-      // While the store commits (in its worker), decode the next full batch here, so the two overlap. Writes
-      // stay one at a time and in order, each carrying its own end position: exactly-once is untouched.
-      const next = this.takeFrom(n);
-      if (next.full && next.take.length > 0) {
-        const decoding = this.deps.load(next.take);
-        decoding.catch(() => undefined); // not unhandled: the next write awaits it, or drops it after a failure
-        this.prefetched = { ...next, batches: decoding };
-      }
-      await writing;
+      const batches = await this.deps.load(take);
+      await this.deps.store.write(batches, last.end);
     } catch (e) {
       // Never drop (DESIGN §1): the same records are retried, with backoff so a sick store can recover.
-      this.prefetched = undefined;
       this.failing = true;
       this.failures++;
       this.deps.onError(e);
