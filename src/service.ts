@@ -27,6 +27,7 @@ import { errors } from './errors.js';
 import { sweepTiers } from './lifecycle/sweep.js';
 import { RetentionJob } from './lifecycle/retention.js';
 import { bootstrapFirstAccount } from './bootstrap.js';
+import { BUILT_APP_DIR, WebAppPlane, isBrowserRoot } from './planes/web-plane.js';
 
 export interface ServiceDeps {
   config: Config;
@@ -84,7 +85,8 @@ export function buildService(deps: ServiceDeps): Service {
   const onError = (e: unknown) => log(`unhandled: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
   const servers: http.Server[] = [];
   const ingestServer = config.role !== 'app' ? http.createServer(ingestDoor(ingestSide, appSide, onError)) : null;
-  const appServer = config.role !== 'ingest' ? http.createServer(appDoor(appSide, ingestSide, onError)) : null;
+  const web = { plane: new WebAppPlane(BUILT_APP_DIR), isBrowserRoot };
+  const appServer = config.role !== 'ingest' ? http.createServer(appDoor(appSide, ingestSide, onError, web)) : null;
   for (const s of [ingestServer, appServer]) {
     if (!s) continue;
     // A slow client cannot hold a socket forever (issue 2 item 8: slow clients).

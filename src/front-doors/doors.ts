@@ -25,13 +25,27 @@ export function ingestDoor(ingest: Plane, app: Plane, onError: (e: unknown) => v
   };
 }
 
-/** App door: app-plane paths to the app plane; log/trace paths handed to the ingest plane (rule 5). */
-export function appDoor(app: Plane, ingest: Plane, onError: (e: unknown) => void): RequestListener {
+/**
+ * App door: app-plane paths to the app plane; log/trace paths handed to the ingest plane (rule 5); the web app
+ * under /app/, and `GET /` from a browser redirected there (DESIGN §7).
+ */
+export function appDoor(app: Plane, ingest: Plane, onError: (e: unknown) => void, web?: WebDoor): RequestListener {
   return (req, res) => {
     const ctx = contextOf(req, res);
-    const plane = app.owns(ctx.path) ? app : ingest.owns(ctx.path) ? ingest : null;
+    if (web?.isBrowserRoot(ctx)) {
+      res.writeHead(302, { Location: '/app/', 'Content-Length': 0 });
+      res.end();
+      return;
+    }
+    const plane = web?.plane.owns(ctx.path) ? web.plane : app.owns(ctx.path) ? app : ingest.owns(ctx.path) ? ingest : null;
     dispatch(ctx, plane, onError);
   };
+}
+
+/** The web app's part of the app door. */
+export interface WebDoor {
+  plane: Plane;
+  isBrowserRoot(ctx: RequestContext): boolean;
 }
 
 /**

@@ -1,0 +1,22 @@
+// A side panel over the page; Esc closes it (DESIGN §7 keyboard first).
+import type { ComponentChildren } from 'preact';
+import { useEffect } from 'preact/hooks';
+
+export function Drawer({ title, onClose, children, actions }: { title: string; onClose: () => void; children: ComponentChildren; actions?: ComponentChildren }) {
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => { if (e.key === 'Escape') onClose(); };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, [onClose]);
+  return (
+    <div class="drawer" role="dialog" aria-label={title}>
+      <header>
+        <strong>{title}</strong>
+        <span class="spacer" />
+        {actions}
+        <button type="button" class="ghost" aria-label="Close" onClick={onClose}>✕</button>
+      </header>
+      <div class="drawer-body">{children}</div>
+    </div>
+  );
+}

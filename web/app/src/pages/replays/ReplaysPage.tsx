@@ -1,0 +1,6 @@
+// Placeholder while the page is built (issue 8).
+import type { PageProps } from '../../pages';
+
+export default function ReplaysPage(_props: PageProps) {
+  return <div class="page-body"><h1>Replays</h1></div>;
+}
