@@ -15,6 +15,8 @@ export default defineConfig({
     // Hashed names under assets/ are served with a year-long immutable cache; index.html with no-cache.
     assetsDir: 'assets',
     reportCompressedSize: false,
+    // The chunk graph, read by test/web/bundle-budget.test.ts to hold each page to its script budget.
+    manifest: true,
     chunkSizeWarningLimit: 600,
   },
   oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
