@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { ControlStoreUnavailableError, type ControlStore, type NewAccount } from './control-store.js';
+import { webAppContract } from './control-store-app.contract.js';
 
 export interface OpenedControlStore {
   store: ControlStore;
@@ -323,7 +324,9 @@ export function controlStoreContract(name: string, open: () => Promise<OpenedCon
       const u = await s().createUser({ accountId, email: 'ann@example.com', role: 'admin' });
       assert.ok(u);
       assert.match(u.id, /^usr_[0-9a-f]{24}$/);
-      assert.deepEqual({ ...u, createdAt: 0 }, { id: u.id, accountId, email: 'ann@example.com', role: 'admin', createdAt: 0 });
+      assert.deepEqual({ ...u, createdAt: 0 }, {
+        id: u.id, accountId, email: 'ann@example.com', role: 'admin', createdAt: 0, passwordHash: null, inviteTokenHash: null, inviteExpiresAt: null,
+      });
       assert.equal(await s().createUser({ accountId, email: 'ann@example.com', role: 'viewer' }), null);
       const v = await s().createUser({ accountId, email: 'bob@example.com', role: 'viewer' });
       assert.ok(v);
@@ -347,6 +350,8 @@ export function controlStoreContract(name: string, open: () => Promise<OpenedCon
       assert.equal(made.filter((x) => x !== null).length, 3);
       assert.equal(await s().countSavedSearches(accountId), 3);
     });
+
+    webAppContract(s, tenantOf);
 
     // ── counters ──────────────────────────────────────────────────────────────────────────────────────────
 

@@ -88,6 +88,38 @@ export interface AccountUser {
   email: string;
   role: UserRole;
   createdAt: number;
+  /** The scrypt hash string (auth/passwords.ts); null for an invited user who has not set one yet (DESIGN §7). */
+  passwordHash: string | null;
+  /** sha256 hex of the pending invite's token, and when it lapses; both null once a password is set. */
+  inviteTokenHash: string | null;
+  inviteExpiresAt: number | null;
+}
+
+export interface NewUser {
+  accountId: string;
+  email: string;
+  role: UserRole;
+  passwordHash?: string | null;
+  invite?: { tokenHash: string; expiresAt: number } | null;
+}
+
+/** A browser session (spec rule 10, DESIGN §7); the token itself is never stored, only its sha256. */
+export interface Session {
+  id: string;
+  tokenHash: string;
+  userId: string;
+  accountId: string;
+  createdAt: number;
+  lastUsedAt: number;
+  /** Set by sign-out, a password change or removing the user; an ended session answers 401 Token expired. */
+  endedAt: number | null;
+}
+
+/** What a session lookup resolves to, read in one statement. `user` is null when the user row is gone. */
+export interface SessionGrant {
+  session: Session;
+  user: AccountUser | null;
+  account: Account;
 }
 
 /** What a key lookup resolves to: the key, its tenant and the tenant's account, read together. */
@@ -186,16 +218,40 @@ export interface ControlStore {
   countDashboards(accountId: string): Promise<number>;
 
   /** Null when the account already has a user with this email (unique per account). */
-  createUser(input: { accountId: string; email: string; role: UserRole }): Promise<AccountUser | null>;
+  createUser(input: NewUser): Promise<AccountUser | null>;
   getUser(id: string): Promise<AccountUser | null>;
   listUsers(accountId: string): Promise<AccountUser[]>;
-  deleteUser(id: string): Promise<boolean>;
+  /** Deletes the user and ends its sessions at `atMs`, in one transaction (DESIGN §7). */
+  deleteUser(id: string, atMs?: number): Promise<boolean>;
   countUsers(accountId: string): Promise<number>;
+  /** Users with this email over every account, ignoring case, oldest first (sign-in, DESIGN §7). */
+  findUsersByEmail(email: string): Promise<AccountUser[]>;
+  /** The user with this pending invite (expired or not: the caller judges). */
+  findUserByInviteHash(tokenHash: string): Promise<AccountUser | null>;
+  /** Sets the password hash and clears any invite; null for an unknown user. */
+  setUserPassword(id: string, passwordHash: string): Promise<AccountUser | null>;
+  /** Replaces the pending invite (a new link); null for an unknown user. */
+  setUserInvite(id: string, invite: { tokenHash: string; expiresAt: number }): Promise<AccountUser | null>;
+  setUserRole(id: string, role: UserRole): Promise<AccountUser | null>;
+
+  createSession(input: { tokenHash: string; userId: string; accountId: string; atMs: number }): Promise<Session>;
+  /** The session with this token hash (ended or not), with its user and account. */
+  findSessionByHash(tokenHash: string): Promise<SessionGrant | null>;
+  /** Moves last_used_at forward to `atMs` (never back) on a live session. */
+  touchSession(id: string, atMs: number): Promise<void>;
+  /** True when a live session was ended now. */
+  endSession(id: string, atMs: number): Promise<boolean>;
+  /** Ends every live session of the user; returns how many. */
+  endUserSessions(userId: string, atMs: number): Promise<number>;
+  /** Deletes sessions created before `cutoffMs` (long past any maximum age); returns how many. */
+  deleteSessionsCreatedBefore(cutoffMs: number): Promise<number>;
 
   /** Adds every delta in one transaction (durable metering). */
   addCounters(deltas: CounterDelta[]): Promise<void>;
   /** All counters of one account's day, by name. */
   getCounters(accountId: string, day: string): Promise<Record<string, number>>;
+  /** Counters of the days `fromDay`…`toDay` (inclusive, `YYYY-MM-DD`), by day then name; days without any are absent. */
+  getCountersRange(accountId: string, fromDay: string, toDay: string): Promise<Record<string, Record<string, number>>>;
 
   /** Cheap reachability probe. */
   ping(): Promise<void>;

@@ -99,6 +99,35 @@ export const MIGRATIONS: readonly Migration[] = [
        )`,
     ],
   },
+  {
+    version: 3,
+    name: 'user passwords and invites, browser sessions',
+    statements: [
+      // DESIGN §7 sign-in: a slow salted hash (passwords.ts); null until an invited user sets one. The invite's
+      // token is kept only as its sha256, like API key secrets.
+      `ALTER TABLE users ADD COLUMN password_hash text`,
+      `ALTER TABLE users ADD COLUMN invite_token_hash text`,
+      `ALTER TABLE users ADD COLUMN invite_expires_at bigint`,
+      `CREATE UNIQUE INDEX users_invite_hash_idx ON users (invite_token_hash) WHERE invite_token_hash IS NOT NULL`,
+      // Sign-in looks an email up over every account, ignoring case.
+      `CREATE INDEX users_email_lower_idx ON users (lower(email))`,
+      // Browser sessions (spec rule 10, DESIGN §7). No foreign key on user_id on purpose: removing a user ends its
+      // sessions, and the row must stay so that the token answers 401 Token expired rather than 403 unknown.
+      `CREATE TABLE sessions (
+         id           text PRIMARY KEY,
+         token_hash   text NOT NULL,
+         user_id      text NOT NULL,
+         account_id   text NOT NULL REFERENCES accounts (id),
+         created_at   bigint NOT NULL,
+         last_used_at bigint NOT NULL,
+         ended_at     bigint
+       )`,
+      `CREATE UNIQUE INDEX sessions_token_hash_idx ON sessions (token_hash)`,
+      `CREATE INDEX sessions_live_user_idx ON sessions (user_id) WHERE ended_at IS NULL`,
+      // The sweep deletes sessions long past their maximum age.
+      `CREATE INDEX sessions_created_idx ON sessions (created_at)`,
+    ],
+  },
 ];
 
 /** Any constant will do: it only keeps two processes opening one PostgreSQL from migrating at once. */

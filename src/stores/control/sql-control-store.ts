@@ -1,18 +1,19 @@
 // The control store, written once in the PostgreSQL dialect over a tiny driver seam, so PGlite (embedded) and
 // PostgreSQL (scale-out) run the very same SQL (DESIGN §1 "Two stores"; STYLE.md habit 2). Every value travels as
 // a $n parameter, never pasted into the text. Times are unix ms in bigint columns.
-import { randomBytes } from 'node:crypto';
 import type { Clock } from '../../clock.js';
 import {
   ControlStoreUnavailableError,
-  type Account, type AccountPatch, type AccountUser, type ApiKey, type ControlStore, type CounterDelta, type Dashboard,
-  type KeyGrant, type NewAccount, type SavedSearch, type Scope, type Tenant,
-  type Tier, type UserRole,
+  type Account, type AccountPatch, type ApiKey, type ControlStore, type CounterDelta, type Dashboard,
+  type KeyGrant, type NewAccount, type SavedSearch, type Scope, type Tenant, type Tier,
 } from './control-store.js';
 import {
-  num, one, toAccount, toDashboard, toKey, toSavedSearch, toTenant, toUser,
-  type AccountRow, type DashboardRow, type KeyRow, type SavedSearchRow, type TenantRow, type UserRow,
+  newId, num, one, toAccount, toDashboard, toKey, toSavedSearch, toTenant,
+  type AccountRow, type DashboardRow, type KeyRow, type SavedSearchRow, type TenantRow,
 } from './sql-rows.js';
+import { SqlUsersAndSessions } from './sql-users.js';
+
+export { newId };
 
 /**
  * What a backend must offer. Drivers turn "database unreachable" failures into ControlStoreUnavailableError
@@ -27,18 +28,16 @@ export interface SqlDriver {
 
 const wallClock: Clock = { now: () => Date.now() };
 
-/** `acc_…`, `ten_…`, `key_…`, …: 96 random bits, enough that ids never collide and cannot be guessed. */
-export function newId(prefix: 'acc' | 'ten' | 'key' | 'srch' | 'dash' | 'usr'): string {
-  return `${prefix}_${randomBytes(12).toString('hex')}`;
-}
-
 const DAY_RE = /^\d{4}-\d{2}-\d{2}$/;
 
-export class SqlControlStore implements ControlStore {
+/** Users and sessions come from the base class (sql-users.ts); everything else is here. */
+export class SqlControlStore extends SqlUsersAndSessions implements ControlStore {
   private closed = false;
 
   /** `clock` stamps created_at / revoked_at with service time (DESIGN §3 test clock); wall time by default. */
-  constructor(private readonly db: SqlDriver, private readonly clock: Clock = wallClock) {}
+  constructor(private readonly db: SqlDriver, protected override readonly clock: Clock = wallClock) {
+    super();
+  }
 
   // ── accounts ────────────────────────────────────────────────────────────────────────────────────────────
 
@@ -265,36 +264,6 @@ export class SqlControlStore implements ControlStore {
     return num(one(await this.q<{ n: unknown }>('SELECT count(*) AS n FROM dashboards WHERE account_id = $1', [accountId])).n);
   }
 
-  // ── users ───────────────────────────────────────────────────────────────────────────────────────────────
-
-  async createUser(input: { accountId: string; email: string; role: UserRole }): Promise<AccountUser | null> {
-    // ON CONFLICT … DO NOTHING: a duplicate email is an answer (null → 409), not an aborted transaction.
-    const rows = await this.q<UserRow>(
-      `INSERT INTO users (id, account_id, email, role, created_at) VALUES ($1, $2, $3, $4, $5)
-       ON CONFLICT (account_id, email) DO NOTHING RETURNING *`,
-      [newId('usr'), input.accountId, input.email, input.role, this.clock.now()],
-    );
-    return rows[0] ? toUser(rows[0]) : null;
-  }
-
-  async getUser(id: string): Promise<AccountUser | null> {
-    const rows = await this.q<UserRow>('SELECT * FROM users WHERE id = $1', [id]);
-    return rows[0] ? toUser(rows[0]) : null;
-  }
-
-  async listUsers(accountId: string): Promise<AccountUser[]> {
-    const rows = await this.q<UserRow>('SELECT * FROM users WHERE account_id = $1 ORDER BY created_at, id', [accountId]);
-    return rows.map(toUser);
-  }
-
-  async deleteUser(id: string): Promise<boolean> {
-    return (await this.q<{ id: string }>('DELETE FROM users WHERE id = $1 RETURNING id', [id])).length > 0;
-  }
-
-  async countUsers(accountId: string): Promise<number> {
-    return num(one(await this.q<{ n: unknown }>('SELECT count(*) AS n FROM users WHERE account_id = $1', [accountId])).n);
-  }
-
   // ── counters ────────────────────────────────────────────────────────────────────────────────────────────
 
   async addCounters(deltas: CounterDelta[]): Promise<void> {
@@ -329,6 +298,17 @@ export class SqlControlStore implements ControlStore {
     return out;
   }
 
+  async getCountersRange(accountId: string, fromDay: string, toDay: string): Promise<Record<string, Record<string, number>>> {
+    // Days are YYYY-MM-DD text, so text order is day order (usage history, DESIGN §7 Settings → Usage).
+    const rows = await this.q<{ day: string; name: string; value: unknown }>(
+      'SELECT day, name, value FROM counters WHERE account_id = $1 AND day >= $2 AND day <= $3 ORDER BY day, name',
+      [accountId, fromDay, toDay],
+    );
+    const out: Record<string, Record<string, number>> = {};
+    for (const r of rows) (out[r.day] ??= {})[r.name] = num(r.value);
+    return out;
+  }
+
   // ── lifecycle ───────────────────────────────────────────────────────────────────────────────────────────
 
   async ping(): Promise<void> {
@@ -342,12 +322,12 @@ export class SqlControlStore implements ControlStore {
   }
 
   /** After close, calls fail as an outage (503 auth_unavailable), the same on every backend, not a driver quirk. */
-  private q<T>(sql: string, params: unknown[]): Promise<T[]> {
+  protected override q<T>(sql: string, params: unknown[]): Promise<T[]> {
     if (this.closed) return Promise.reject(new ControlStoreUnavailableError('control store is closed'));
     return this.db.query<T>(sql, params);
   }
 
-  private tx<T>(fn: (tx: SqlDriver) => Promise<T>): Promise<T> {
+  protected override tx<T>(fn: (tx: SqlDriver) => Promise<T>): Promise<T> {
     if (this.closed) return Promise.reject(new ControlStoreUnavailableError('control store is closed'));
     return this.db.transaction(fn);
   }

@@ -1,10 +1,16 @@
 // Control-store rows → records. Rows arrive either from a table (bigint as string on `pg`, number on PGlite) or
 // through to_jsonb (numbers); these functions make one shape of them, and refuse values the schema cannot hold.
+import { randomBytes } from 'node:crypto';
 import {
   SCOPES, TIERS, USER_ROLES,
   type Account, type AccountUser, type ApiKey, type Dashboard, type FeatureOverrides, type LimitOverrides,
-  type SavedSearch, type Scope, type Tenant, type Tier,
+  type SavedSearch, type Scope, type Session, type Tenant, type Tier,
 } from './control-store.js';
+
+/** `acc_…`, `ten_…`, `key_…`, …: 96 random bits, enough that ids never collide and cannot be guessed. */
+export function newId(prefix: 'acc' | 'ten' | 'key' | 'srch' | 'dash' | 'usr' | 'ses'): string {
+  return `${prefix}_${randomBytes(12).toString('hex')}`;
+}
 
 export interface AccountRow {
   id: string; name: string; tier: string; signup_at: unknown; trial_ends_at: unknown;
@@ -19,7 +25,20 @@ export interface SavedSearchRow { id: string; tenant_id: string; account_id: str
 export interface DashboardRow {
   id: string; tenant_id: string; account_id: string; title: string; panels: unknown; created_at: unknown; updated_at: unknown;
 }
-export interface UserRow { id: string; account_id: string; email: string; role: string; created_at: unknown }
+export interface UserRow {
+  id: string; account_id: string; email: string; role: string; created_at: unknown;
+  password_hash: string | null; invite_token_hash: string | null; invite_expires_at: unknown;
+}
+export interface SessionRow {
+  id: string; token_hash: string; user_id: string; account_id: string; created_at: unknown; last_used_at: unknown; ended_at: unknown;
+}
+
+export function toSession(r: SessionRow): Session {
+  return {
+    id: r.id, tokenHash: r.token_hash, userId: r.user_id, accountId: r.account_id,
+    createdAt: num(r.created_at), lastUsedAt: num(r.last_used_at), endedAt: numOrNull(r.ended_at),
+  };
+}
 
 export function toSavedSearch(r: SavedSearchRow): SavedSearch {
   return { id: r.id, tenantId: r.tenant_id, accountId: r.account_id, name: r.name, query: r.query, createdAt: num(r.created_at) };
@@ -36,7 +55,10 @@ export function toDashboard(r: DashboardRow): Dashboard {
 export function toUser(r: UserRow): AccountUser {
   const role = USER_ROLES.find((x) => x === r.role);
   if (!role) throw new Error(`control store holds an unknown role ${JSON.stringify(r.role)}`);
-  return { id: r.id, accountId: r.account_id, email: r.email, role, createdAt: num(r.created_at) };
+  return {
+    id: r.id, accountId: r.account_id, email: r.email, role, createdAt: num(r.created_at),
+    passwordHash: r.password_hash ?? null, inviteTokenHash: r.invite_token_hash ?? null, inviteExpiresAt: numOrNull(r.invite_expires_at),
+  };
 }
 
 export function toAccount(r: AccountRow): Account {
