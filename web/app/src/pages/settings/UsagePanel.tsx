@@ -5,7 +5,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { ErrorNote } from '../../components/ErrorNote';
 import { colorOf } from '../../components/TimeChart';
 import { formatBytes } from '../../lib/time';
-import { SIGNALS, usageHistory, usageToday, type UsageHistory, type UsageToday } from './settings-api';
+import { SIGNALS, lastDays, usageHistory, usageToday, type UsageHistory, type UsageToday } from './settings-api';
 import { UsageChart } from './UsageChart';
 import { bytesOr, usd } from './format';
 
@@ -20,7 +20,7 @@ export function UsagePanel({ tenant }: { tenant: string }) {
   useEffect(() => {
     let live = true;
     usageToday(tenant).then((u) => { if (live) { setToday(u); setError(''); } }, (e: unknown) => { if (live) setError(e); });
-    usageHistory(tenant, HISTORY_DAYS).then((h) => { if (live) { setHistory(h); setHistoryError(''); } }, (e: unknown) => { if (live) setHistoryError(e); });
+    usageHistory(tenant, HISTORY_DAYS).then((h) => { if (live) { setHistory({ ...h, days: lastDays(h.days, HISTORY_DAYS) }); setHistoryError(''); } }, (e: unknown) => { if (live) setHistoryError(e); });
     return () => {
       live = false;
     };

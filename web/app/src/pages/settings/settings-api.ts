@@ -117,5 +117,20 @@ export interface AccountReply {
 
 export const getAccount = (): Promise<AccountReply> => getJson<AccountReply>('/api/v1/account');
 
+/** A wrong current password is the form's error, not a signed-out session: its 401 stays here. */
 export const changePassword = (current_password: string, new_password: string): Promise<unknown> =>
-  sendJson('POST', '/api/v1/session/password', { current_password, new_password });
+  sendJson('POST', '/api/v1/session/password', { current_password, new_password }, { quiet401: true });
+
+/** `n` UTC days ending on the reply's last day, oldest first; days the reply left out count as zero. */
+export function lastDays(days: UsageDay[], n: number): UsageDay[] {
+  const last = days[days.length - 1];
+  if (!last) return [];
+  const byDay = new Map(days.map((d) => [d.day, d]));
+  const end = Date.parse(`${last.day}T00:00:00Z`);
+  const out: UsageDay[] = [];
+  for (let i = n - 1; i >= 0; i--) {
+    const day = new Date(end - i * 86_400_000).toISOString().slice(0, 10);
+    out.push(byDay.get(day) ?? { day, bytes_accepted: 0, overage_bytes: 0, overage_cost_usd: 0, by_signal: {} });
+  }
+  return out;
+}
