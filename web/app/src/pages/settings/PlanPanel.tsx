@@ -2,7 +2,7 @@
 // allows, from `GET /api/v1/account` (null or absent numbers mean unlimited), and the signed-in user's own
 // "Change password" form (`POST /api/v1/session/password`; a password change ends the user's other sessions).
 import { useEffect, useState } from 'preact/hooks';
-import type { SessionInfo } from '../../lib/session';
+import { session as sessionStore, type SessionInfo } from '../../lib/session';
 import { ErrorNote } from '../../components/ErrorNote';
 import { changePassword, getAccount, type AccountReply } from './settings-api';
 import { bytesOr, countOr, shortTime } from './format';
@@ -101,7 +101,8 @@ function ChangePassword({ email }: { email: string }) {
     }
     setBusy(true);
     try {
-      await changePassword(current, next);
+      // The old session ended with the change; the reply's fresh one (and its cookie) carries on.
+      sessionStore.set(await changePassword(current, next));
       setCurrent('');
       setNext('');
       setRepeat('');

@@ -5,7 +5,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Role, SessionInfo } from '../../lib/session';
 import { isAdmin } from '../../lib/session';
 import { ErrorNote } from '../../components/ErrorNote';
-import { ROLES, addUser, changeRole, listUsers, removeUser, type AccountUser, type Invite } from './settings-api';
+import { ROLES, addUser, changeRole, listUsers, reinvite, removeUser, type AccountUser, type Invite } from './settings-api';
 import { Confirm, ShowOnce } from './Modal';
 import { shortTime } from './format';
 
@@ -44,6 +44,15 @@ export function UsersPanel({ session }: { session: SessionInfo }) {
     }
     await reload();
   };
+  const newLink = async (u: AccountUser) => {
+    setError('');
+    try {
+      setInvite({ email: u.email, invite: (await reinvite(u.id)).invite });
+      await reload();
+    } catch (e) {
+      setError(e);
+    }
+  };
   return (
     <section class="settings-section" aria-label="Users section">
       <div class="toolbar">
@@ -64,7 +73,7 @@ export function UsersPanel({ session }: { session: SessionInfo }) {
       {users === null && error === '' && <div class="progress" role="progressbar" aria-label="Loading users" />}
       {users !== null && (
         <table aria-label="Users" class="settings-table">
-          <thead><tr><th>Email</th><th>Role</th><th>Added</th><th><span class="visually-hidden">Actions</span></th></tr></thead>
+          <thead><tr><th>Email</th><th>Role</th><th>Status</th><th>Added</th><th><span class="visually-hidden">Actions</span></th></tr></thead>
           <tbody>
             {users.map((u) => {
               const self = u.id === session.user.id;
@@ -77,8 +86,14 @@ export function UsersPanel({ session }: { session: SessionInfo }) {
                       {ROLES.map((r) => <option key={r} value={r}>{r}</option>)}
                     </select>
                   </td>
+                  <td>{u.has_password === false
+                    ? <span class="pending" title={`The invite link works until ${shortTime(u.invite_expires_at)}`}>invited{expired(u) ? ' · link expired' : ''}</span>
+                    : <span class="muted">active</span>}</td>
                   <td class="nowrap">{shortTime(u.created_at)}</td>
                   <td class="row-actions">
+                    {!self && <button type="button" class="small" aria-label={`New invite link for ${u.email}`}
+                      title={u.has_password === false ? 'A fresh link to pass on' : 'A link that sets a new password (ends their sessions once used)'}
+                      onClick={() => void newLink(u)}>Invite link</button>}
                     {!self && <button type="button" class="small danger" aria-label={`Remove ${u.email}`} onClick={() => setRemoving(u)}>Remove</button>}
                   </td>
                 </tr>
@@ -99,6 +114,9 @@ export function UsersPanel({ session }: { session: SessionInfo }) {
     </section>
   );
 }
+
+const expired = (u: AccountUser): boolean =>
+  typeof u.invite_expires_at === 'string' && Date.parse(u.invite_expires_at) <= Date.now();
 
 function AddUserForm({ onAdded, onCancel }: { onAdded: (u: AccountUser, invite?: Invite) => void; onCancel: () => void }) {
   const [email, setEmail] = useState('');

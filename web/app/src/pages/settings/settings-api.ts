@@ -2,7 +2,7 @@
 // Shapes follow src/query/keys-api.ts (admin/render.ts renderKey), src/query/usage-api.ts (metering.ts
 // usageToday) and the account/users/session routes. Null numbers mean unlimited (JSON has no Infinity).
 import { getJson, sendJson, tenantPath } from '../../lib/api';
-import type { Role } from '../../lib/session';
+import type { Role, SessionInfo } from '../../lib/session';
 
 export const SCOPES = ['ingest', 'read', 'admin'] as const;
 export type Scope = (typeof SCOPES)[number];
@@ -37,6 +37,9 @@ export interface AccountUser {
   email: string;
   role: Role;
   created_at: string;
+  /** False until an invited user sets a password. */
+  has_password?: boolean;
+  invite_expires_at?: string | null;
 }
 
 export interface Invite {
@@ -55,6 +58,10 @@ export const addUser = (body: { email: string; role: Role; password?: string }):
 
 export const changeRole = async (id: string, role: Role): Promise<AccountUser> =>
   (await sendJson<{ user: AccountUser }>('PATCH', `${USERS}/${encodeURIComponent(id)}`, { role })).user;
+
+/** A fresh invite link (a lapsed invite, or a forgotten password); accepting it ends the user's sessions. */
+export const reinvite = (id: string): Promise<{ user: AccountUser; invite: Invite }> =>
+  sendJson('POST', `${USERS}/${encodeURIComponent(id)}/invite`);
 
 export const removeUser = (id: string): Promise<void> => sendJson<undefined>('DELETE', `${USERS}/${encodeURIComponent(id)}`);
 
@@ -117,9 +124,9 @@ export interface AccountReply {
 
 export const getAccount = (): Promise<AccountReply> => getJson<AccountReply>('/api/v1/account');
 
-/** A wrong current password is the form's error, not a signed-out session: its 401 stays here. */
-export const changePassword = (current_password: string, new_password: string): Promise<unknown> =>
-  sendJson('POST', '/api/v1/session/password', { current_password, new_password }, { quiet401: true });
+/** Every session of the user ends, this one included; the reply is the fresh session that replaces it. */
+export const changePassword = (current_password: string, new_password: string): Promise<SessionInfo> =>
+  sendJson<SessionInfo>('POST', '/api/v1/session/password', { current_password, new_password });
 
 /** `n` UTC days ending on the reply's last day, oldest first; days the reply left out count as zero. */
 export function lastDays(days: UsageDay[], n: number): UsageDay[] {
