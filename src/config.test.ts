@@ -15,6 +15,16 @@ describe('config', () => {
     assert.equal(c.walMaxBytes, 1024 * 1024 * 1024);
     assert.equal(c.platformRate, 50_000);
     assert.equal(c.testClock, false);
+    assert.equal(c.sessionIdleMs, 12 * 3_600_000, 'DESIGN §7: 12 h idle');
+    assert.equal(c.sessionMaxMs, 7 * 86_400_000, 'DESIGN §7: 7 d at most');
+  });
+
+  it('reads the session ages from flags and environment, and refuses bad ones by name', () => {
+    const c = loadConfig(['--session-idle-ms', '60000'], { SIGHTLINE_SESSION_MAX_MS: '120000' });
+    assert.equal(c.sessionIdleMs, 60_000);
+    assert.equal(c.sessionMaxMs, 120_000);
+    assert.throws(() => loadConfig([], { SIGHTLINE_SESSION_IDLE_MS: '12h' }), /SIGHTLINE_SESSION_IDLE_MS/);
+    assert.throws(() => loadConfig(['--session-max-ms=0'], {}), /--session-max-ms/);
   });
 
   it('reads environment and lets flags win', () => {

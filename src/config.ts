@@ -30,6 +30,9 @@ export interface Config {
   readonly vercelDrainSecret: string | undefined;
   /** Optional token echoed in x-vercel-verify for Vercel's endpoint verification. */
   readonly vercelVerifyToken: string | undefined;
+  /** Browser sessions (DESIGN §7): idle life past the last use, and the most a session lives. */
+  readonly sessionIdleMs: number;
+  readonly sessionMaxMs: number;
 }
 
 export class ConfigError extends Error {
@@ -63,9 +66,12 @@ const S = {
   ingestUpstream: { flag: '--ingest-upstream', env: 'SIGHTLINE_INGEST_UPSTREAM' },
   vercelSecret: { flag: '--vercel-drain-secret', env: 'SIGHTLINE_VERCEL_DRAIN_SECRET' },
   vercelVerify: { flag: '--vercel-verify-token', env: 'SIGHTLINE_VERCEL_VERIFY_TOKEN' },
+  sessionIdle: { flag: '--session-idle-ms', env: 'SIGHTLINE_SESSION_IDLE_MS' },
+  sessionMax: { flag: '--session-max-ms', env: 'SIGHTLINE_SESSION_MAX_MS' },
 } satisfies Record<string, Setting>;
 
 const MIB = 1024 * 1024;
+const YEAR_MS = 365 * 86_400_000;
 
 /** Flags win over environment; `--flag value` and `--flag=value` both work. */
 export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Config {
@@ -134,6 +140,9 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
     ingestUpstream: url(S.ingestUpstream, ['http:', 'https:']),
     vercelDrainSecret: raw(S.vercelSecret),
     vercelVerifyToken: raw(S.vercelVerify),
+    // DESIGN §7: 12 h idle, 7 d at most; at least a second, at most a year.
+    sessionIdleMs: int(S.sessionIdle, 12 * 3_600_000, 1000, YEAR_MS),
+    sessionMaxMs: int(S.sessionMax, 7 * 86_400_000, 1000, YEAR_MS),
   };
   if (config.role === 'ingest' && config.appUpstream === undefined) {
     throw new ConfigError(name(S.appUpstream), 'required with --role ingest');

@@ -8,7 +8,9 @@ export type RefusalReason =
   | 'missing_scope' | 'tenant_mismatch' | 'auth_unavailable' | 'bad_request' | 'unsupported_encoding'
   | 'corrupt_body' | 'payload_too_large' | 'rate_limited' | 'platform_rate_limited' | 'daily_volume'
   | 'trial_expired' | 'wal_full' | 'backpressure' | 'feature_disabled' | 'ceiling' | 'ai_quota'
-  | 'query_rate' | 'internal';
+  | 'query_rate' | 'internal'
+  // Sign-in and browser sessions (DESIGN §7).
+  | 'session_expired' | 'sign_in_failed' | 'sign_in_throttled' | 'role' | 'cross_site';
 
 export class ServiceError extends Error {
   constructor(
@@ -43,6 +45,21 @@ export const errors = {
   authUnavailable: () => err(503, 'auth_unavailable', 'Authentication service unavailable', 'auth_unavailable'),
   invalidSignature: (detail: string) => err(403, 'forbidden', detail, 'invalid_key'),
   adminTokenRequired: () => err(401, 'unauthorized', 'Admin token required', 'no_credential'),
+
+  // Sign-in and browser sessions (DESIGN §7; spec rule 10: an aged-out session token is 401 `Token expired`).
+  tokenExpired: () => err(401, 'token_expired', 'Token expired', 'session_expired'),
+  noSession: () => err(401, 'unauthorized', 'Not signed in: send the sightline_session cookie or Authorization: Bearer <session token>', 'no_credential'),
+  invalidSession: () => err(403, 'forbidden', 'Invalid session token', 'invalid_key'),
+  badSignIn: () => err(401, 'unauthorized', 'Invalid email or password', 'sign_in_failed'),
+  signInThrottled: (retryAfter: number) =>
+    err(429, 'rate_limited', 'Too many failed sign-in attempts; try again later', 'sign_in_throttled', retryAfter),
+  wrongCurrentPassword: () => err(403, 'forbidden', 'Current password is incorrect', 'sign_in_failed'),
+  invalidInvite: () => err(403, 'forbidden', 'Invalid or already used invite', 'invalid_key'),
+  inviteExpired: () => err(403, 'forbidden', 'The invite has expired: ask an admin for a new one', 'expired_key'),
+  roleCannotChange: (role: string) => err(403, 'forbidden', `Your role (${role}) cannot change this`, 'role'),
+  roleNotAdmin: (role: string) => err(403, 'forbidden', `Your role (${role}) cannot do this: admins only`, 'role'),
+  crossSite: () => err(403, 'forbidden', 'Cross-site request refused: send X-Requested-With: sightline', 'cross_site'),
+  sessionTenantMismatch: () => err(403, 'forbidden', 'This tenant does not belong to your account', 'tenant_mismatch'),
 
   // Bodies (DESIGN §6, order of checks).
   badRequest: (detail: string) => err(400, 'bad_request', detail, 'bad_request'),

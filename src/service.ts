@@ -7,6 +7,8 @@ import type { ControlStore } from './stores/control/control-store.js';
 import type { TelemetryStore } from './stores/telemetry/telemetry-store.js';
 import type { Wal } from './ingest/wal.js';
 import { KeyResolver } from './auth/key-resolver.js';
+import { SessionAuthority } from './auth/sessions.js';
+import { AiLedger } from './metering/ai-ledger.js';
 import { RefusalCounter } from './observability/refusals.js';
 import { renderWalMetrics } from './observability/wal-metrics.js';
 import { Metering } from './metering/metering.js';
@@ -28,6 +30,8 @@ import { sweepTiers } from './lifecycle/sweep.js';
 import { RetentionJob } from './lifecycle/retention.js';
 import { bootstrapFirstAccount } from './bootstrap.js';
 import { BUILT_APP_DIR, WebAppPlane, isBrowserRoot } from './planes/web-plane.js';
+
+const SESSION_ROWS_KEPT_MS = 30 * 86_400_000;
 
 export interface ServiceDeps {
   config: Config;
@@ -55,6 +59,8 @@ export function buildService(deps: ServiceDeps): Service {
   });
   const pipeline = new IngestPipeline({ resolver, clock, admission, sink: walSink(wal), refusals, log });
   const queryRate = new QueryRateLimiter(clock);
+  const sessionAuth = new SessionAuthority(control, clock, { idleMs: config.sessionIdleMs, maxMs: config.sessionMaxMs });
+  const aiLedger = new AiLedger(metering, clock);
   const sweep = () => sweepTiers(control, clock);
 
   const ingestPlane = buildIngestPlane({
@@ -64,13 +70,13 @@ export function buildService(deps: ServiceDeps): Service {
   const appPlane = buildAppPlane({
     admin: { store: control, adminToken: deps.adminToken, clock, testClock: config.testClock, sweep, usage: metering, log },
     guard: {
-      resolver, clock, refusals, log,
+      resolver, sessionAuth, clock, refusals, log,
       checkQueryRate: (grant) => {
         const verdict = queryRate.admit(grant.tenant.id, effectivePlan(grant.account).queryRatePerMin);
         if (!verdict.ok) throw errors.queryRate(verdict.retryAfter);
       },
     },
-    telemetry, store: control, usage: metering, refusals,
+    telemetry, store: control, usage: metering, aiSpent: (account) => aiLedger.spentToday(account), refusals,
     planOf: (grant) => effectivePlan(grant.account),
     liveTail,
     moreMetrics: () => renderWalMetrics(wal.stats()),
@@ -121,6 +127,9 @@ export function buildService(deps: ServiceDeps): Service {
       // The sweep runs at start-up and every SIGHTLINE_SWEEP_INTERVAL_MS (DESIGN §6 Trial).
       const runSweep = () => {
         sweep().then((t) => { if (t.length > 0) log(`sweep: ${t.length} trial(s) expired`); }, (e: unknown) => log(`sweep failed: ${String(e)}`));
+        // Session rows stay a month past their maximum age (an old token still answers 401 Token expired), then go.
+        control.deleteSessionsCreatedBefore(clock.now() - config.sessionMaxMs - SESSION_ROWS_KEPT_MS)
+          .catch((e: unknown) => log(`session cleanup failed: ${String(e)}`));
       };
       runSweep();
       timers.push(setInterval(runSweep, config.sweepIntervalMs));

@@ -6,7 +6,8 @@ import type { KeyGrant, Scope } from '../stores/control/control-store.js';
 import { errors } from '../errors.js';
 
 export interface Requirement {
-  scope: Scope;
+  /** `any`: every valid key of the tenant will do (GET /api/v1/account). */
+  scope: Scope | 'any';
   /** The tenant named in the path, when there is one (rule 8). */
   tenantId?: string;
 }
@@ -24,7 +25,7 @@ export async function authorize(
   if (!grant) throw errors.invalidKey();
   if (grant.key.expiresAt !== null && grant.key.expiresAt <= nowMs) throw errors.expiredKey();
   if (grant.tenant.disabled) throw errors.tenantDisabled();
-  if (!grant.key.scopes.includes(requirement.scope)) throw errors.missingScope(requirement.scope);
+  if (requirement.scope !== 'any' && !grant.key.scopes.includes(requirement.scope)) throw errors.missingScope(requirement.scope);
   if (requirement.tenantId !== undefined && requirement.tenantId !== grant.tenant.id) throw errors.tenantMismatch();
   return grant;
 }

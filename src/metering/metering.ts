@@ -1,17 +1,40 @@
 // Durable metering (DESIGN §6 Metering): decompressed body bytes per account, per UTC day, per signal.
 // In memory (limits/daily-volume.ts DailyUsage) for the hot path; flushed to the control store every
 // 500 ms so that a crash loses at most that much, and on stop so that a restart keeps it exactly.
-import type { Clock } from '../clock.js';
+import { utcDay, type Clock } from '../clock.js';
 import type { Account, ControlStore } from '../stores/control/control-store.js';
-import { DailyUsage, type Reservation } from '../limits/daily-volume.js';
+import { DailyUsage, bytesCounter, type Reservation } from '../limits/daily-volume.js';
 import { effectivePlan, overageFor, type Plan } from '../limits/plans.js';
-import type { Signal } from '../model/batch.js';
+import { SIGNALS, type Signal } from '../model/batch.js';
 
 const FLUSH_EVERY_MS = 500;
 
 export interface UsageReader {
   /** The `usage` reply of DESIGN §4 for the account's current UTC day. */
   usageToday(account: Account): Promise<Record<string, unknown>>;
+  /**
+   * The last `days` UTC days up to today, oldest first, every day present (zeros where nothing was accepted):
+   * `{included_bytes, ceiling_bytes, days: [{day, bytes_accepted, overage_bytes, overage_cost_usd, by_signal}]}`
+   * (DESIGN §7 Settings → Usage). Past days read the durable counters; today is the same figure as usageToday.
+   */
+  usageHistory(account: Account, days: number): Promise<Record<string, unknown>>;
+}
+
+const DAY_MS = 86_400_000;
+const finite = (n: number): number | null => (Number.isFinite(n) ? n : null);
+
+/** One day's figures from its bytes per signal, against the plan's included volume and overage rate. */
+function dayFigures(plan: Plan, bySignal: Record<Signal, number>): Record<string, unknown> {
+  const bytes = Object.values(bySignal).reduce((a, b) => a + b, 0);
+  const o = overageFor(plan, bytes);
+  return { bytes_accepted: bytes, overage_bytes: o.overageBytes, overage_cost_usd: o.overageCostUsd, by_signal: bySignal };
+}
+
+/** Bytes per signal from a day's counters (`bytes:<signal>`), zeros for the signals not seen. */
+function bySignalOf(counters: Readonly<Record<string, number>>): Record<Signal, number> {
+  const out = {} as Record<Signal, number>;
+  for (const signal of SIGNALS) out[signal] = counters[bytesCounter(signal)] ?? 0;
+  return out;
 }
 
 export class Metering implements UsageReader {
@@ -88,19 +111,36 @@ export class Metering implements UsageReader {
     const day = this.daily.today();
     await this.ensureLoaded(account.id, day);
     const plan: Plan = effectivePlan(account);
-    const bySignal = this.daily.bySignal(account.id, day);
-    const bytes = Object.values(bySignal).reduce((a, b) => a + b, 0);
-    const o = overageFor(plan, bytes);
-    const fin = (n: number) => (Number.isFinite(n) ? n : null);
+    const figures = dayFigures(plan, this.daily.bySignal(account.id, day));
+    const o = overageFor(plan, 0);
     return {
       day,
-      bytes_accepted: bytes,
-      included_bytes: fin(o.includedBytes),
-      ceiling_bytes: fin(o.ceilingBytes),
-      overage_bytes: o.overageBytes,
-      overage_cost_usd: o.overageCostUsd,
+      bytes_accepted: figures.bytes_accepted,
+      included_bytes: finite(o.includedBytes),
+      ceiling_bytes: finite(o.ceilingBytes),
+      overage_bytes: figures.overage_bytes,
+      overage_cost_usd: figures.overage_cost_usd,
       tier: account.tier,
-      by_signal: bySignal,
+      by_signal: figures.by_signal,
+    };
+  }
+
+  async usageHistory(account: Account, days: number): Promise<Record<string, unknown>> {
+    const today = this.daily.today();
+    await this.ensureLoaded(account.id, today);
+    const todayMs = Date.parse(`${today}T00:00:00Z`);
+    const list = Array.from({ length: days }, (_, i) => utcDay(todayMs - (days - 1 - i) * DAY_MS));
+    const stored = await this.store.getCountersRange(account.id, list[0] ?? today, today);
+    // Past days' figures use today's plan: the counters keep bytes, not the tier they were accepted under.
+    const plan: Plan = effectivePlan(account);
+    const o = overageFor(plan, 0);
+    return {
+      included_bytes: finite(o.includedBytes),
+      ceiling_bytes: finite(o.ceilingBytes),
+      days: list.map((day) => ({
+        day,
+        ...dayFigures(plan, day === today ? this.daily.bySignal(account.id, day) : bySignalOf(stored[day] ?? {})),
+      })),
     };
   }
 

@@ -14,9 +14,12 @@ import { registerSavedSearchRoutes } from '../query/saved-searches-api.js';
 import { registerDashboardRoutes } from '../query/dashboards-api.js';
 import { registerUsersRoutes } from '../query/users-api.js';
 import { LiveTailSessions, registerTailRoutes } from '../query/tail-api.js';
+import { registerSessionRoutes } from '../query/session-api.js';
+import { registerAccountRoutes } from '../query/account-api.js';
+import type { AiSpent } from '../limits/ai-credits.js';
 import type { TenantGuardDeps } from '../query/tenant-route.js';
 import type { TelemetryStore } from '../stores/telemetry/telemetry-store.js';
-import type { ControlStore, KeyGrant } from '../stores/control/control-store.js';
+import type { Account, ControlStore, KeyGrant } from '../stores/control/control-store.js';
 import type { EffectivePlan } from '../limits/plans.js';
 import type { RefusalCounter } from '../observability/refusals.js';
 import type { UsageReader } from '../metering/metering.js';
@@ -29,6 +32,8 @@ export interface AppPlaneDeps {
   store: ControlStore;
   planOf: (grant: KeyGrant) => EffectivePlan;
   usage: UsageReader;
+  /** Today's AI credit spend of an account (Settings → Plan). */
+  aiSpent: (account: Account) => Promise<AiSpent>;
   refusals: RefusalCounter;
   /** Open live-tail streams of this process (in memory); the service ends them all when it stops. */
   liveTail?: LiveTailSessions;
@@ -53,6 +58,8 @@ export function buildAppPlane(deps: AppPlaneDeps): RouterPlane {
   registerDashboardRoutes(router, tenantDeps);
   registerUsersRoutes(router, tenantDeps);
   registerTailRoutes(router, { ...tenantDeps, sessions: deps.liveTail ?? new LiveTailSessions() });
+  registerSessionRoutes(router, { ...deps.guard, store: deps.store });
+  registerAccountRoutes(router, { ...tenantDeps, usage: deps.usage, aiSpent: deps.aiSpent });
   deps.registerWrites?.(router);
 
   // Refusal reasons per tenant, Prometheus text format (issue 3 item 9); admin token required.

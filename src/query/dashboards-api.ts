@@ -1,11 +1,12 @@
 // Dashboards (DESIGN §6 ceilings): a tenant's dashboards, counted per account against the plan's dashboard
-// ceiling. `panels` is the client's JSON array, stored as jsonb and handed back as sent. Scope `read`.
+// ceiling. `panels` is the client's JSON array, stored as jsonb and handed back as sent. Scope `read`; writes are
+// refused to a viewer's session (DESIGN §7 roles).
 import type { Router } from '../front-doors/router.js';
 import { readJsonObject } from '../front-doors/json-body.js';
 import { sendEmpty, sendJson } from '../front-doors/reply.js';
 import type { Dashboard, KeyGrant } from '../stores/control/control-store.js';
 import { errors } from '../errors.js';
-import { guarded } from './tenant-route.js';
+import { CONTENT_WRITE, guarded } from './tenant-route.js';
 import { checkCeiling } from '../limits/gates.js';
 import { requiredText, type ResourceApiDeps } from './saved-searches-api.js';
 
@@ -49,7 +50,7 @@ export function registerDashboardRoutes(router: Router, deps: ResourceApiDeps): 
       return store.createDashboard({ tenantId: grant.tenant.id, accountId: grant.account.id, title, panels });
     });
     sendJson(ctx.res, 201, { dashboard: render(created) });
-  }));
+  }, CONTENT_WRITE));
 
   router.on('GET', `${base}/:id`, guarded(deps, 'read', true, async (ctx, grant) => {
     sendJson(ctx.res, 200, { dashboard: render(await own(grant, ctx.params.id ?? '', ctx.path)) });
@@ -65,11 +66,11 @@ export function registerDashboardRoutes(router: Router, deps: ResourceApiDeps): 
     const updated = await deps.store.updateDashboard(d.id, patch);
     if (!updated) throw errors.notFound(ctx.path);
     sendJson(ctx.res, 200, { dashboard: render(updated) });
-  }));
+  }, CONTENT_WRITE));
 
   router.on('DELETE', `${base}/:id`, guarded(deps, 'read', true, async (ctx, grant) => {
     const d = await own(grant, ctx.params.id ?? '', ctx.path);
     if (!(await deps.store.deleteDashboard(d.id))) throw errors.notFound(ctx.path);
     sendEmpty(ctx.res, 204);
-  }));
+  }, CONTENT_WRITE));
 }

@@ -1,11 +1,12 @@
 // Saved searches (DESIGN §6 ceilings): a tenant's named LogsQL queries, counted per account against the plan's
-// saved-search ceiling. Scope `read`: the people who search are the ones who save searches.
+// saved-search ceiling. Scope `read`: the people who search are the ones who save searches — except a viewer's
+// session, which may not change them (DESIGN §7 roles).
 import type { Router } from '../front-doors/router.js';
 import { field, readJsonObject } from '../front-doors/json-body.js';
 import { sendEmpty, sendJson } from '../front-doors/reply.js';
 import type { ControlStore, KeyGrant, SavedSearch } from '../stores/control/control-store.js';
 import { errors } from '../errors.js';
-import { guarded, type TenantGuardDeps } from './tenant-route.js';
+import { CONTENT_WRITE, guarded, type TenantGuardDeps } from './tenant-route.js';
 import { compileLogsql } from './logsql-request.js';
 import type { EffectivePlan } from '../limits/plans.js';
 import { checkCeiling } from '../limits/gates.js';
@@ -50,7 +51,7 @@ export function registerSavedSearchRoutes(router: Router, deps: ResourceApiDeps)
       return store.createSavedSearch({ tenantId: grant.tenant.id, accountId: grant.account.id, name, query });
     });
     sendJson(ctx.res, 201, { saved_search: render(created) });
-  }));
+  }, CONTENT_WRITE));
 
   router.on('DELETE', `${base}/:id`, guarded(deps, 'read', true, async (ctx, grant) => {
     const found = await deps.store.getSavedSearch(ctx.params.id ?? '');
@@ -58,5 +59,5 @@ export function registerSavedSearchRoutes(router: Router, deps: ResourceApiDeps)
       throw errors.notFound(ctx.path);
     }
     sendEmpty(ctx.res, 204);
-  }));
+  }, CONTENT_WRITE));
 }
