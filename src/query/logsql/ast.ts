@@ -58,14 +58,18 @@ export interface StatsGroup {
   field: FieldName;
   /** `_time:1h` in `by (…)`: bucket the time to this step (ns), aligned to the unix epoch. */
   bucketNs?: bigint;
+  /** `_time:1d offset 2h`: buckets start this long after the epoch-aligned ones (a time zone's midnight). */
+  offsetNs?: bigint;
 }
 
-export type StatsFn = 'count' | 'count_uniq' | 'sum' | 'min' | 'max' | 'avg';
+export type StatsFn = 'count' | 'count_uniq' | 'sum' | 'min' | 'max' | 'avg' | 'quantile' | 'median';
 
 export interface StatsFunc {
   fn: StatsFn;
   /** The argument; absent for `count()` / `count(*)`. */
   field?: FieldName;
+  /** `quantile(phi, field)`: the phi in [0, 1]; `median` is quantile 0.5. */
+  phi?: number;
   /** The result column: `as name`, or VictoriaLogs' default such as `count(*)` or `sum(duration)`. */
   name: string;
 }

@@ -117,6 +117,15 @@ const accepted: [string, LogsqlQuery][] = [
     { kind: 'stats', by: [{ field: '_time', bucketNs: HOUR }], funcs: [{ fn: 'count', name: 'hits' }] },
     { kind: 'sort', by: [{ field: 'hits', desc: true }] })],
   ['* | stats by () count()', q(ALL, { kind: 'stats', by: [], funcs: [{ fn: 'count', name: 'count(*)' }] })],
+  ['* | stats by (_time:5m, service) quantile(0.9, dur), median(dur) as p50, quantile(1, x)', q(ALL, {
+    kind: 'stats', by: [{ field: '_time', bucketNs: 5n * 60n * 1_000_000_000n }, { field: 'service' }], funcs: [
+      { fn: 'quantile', field: 'dur', phi: 0.9, name: 'quantile(0.9, dur)' }, { fn: 'median', field: 'dur', phi: 0.5, name: 'p50' },
+      { fn: 'quantile', field: 'x', phi: 1, name: 'quantile(1, x)' }] })],
+  ['* | stats median(dur)', q(ALL, { kind: 'stats', by: [], funcs: [{ fn: 'median', field: 'dur', phi: 0.5, name: 'median(dur)' }] })],
+  ['* | stats by (_time:1d offset 2h) count()', q(ALL,
+    { kind: 'stats', by: [{ field: '_time', bucketNs: 24n * HOUR, offsetNs: 2n * HOUR }], funcs: [{ fn: 'count', name: 'count(*)' }] })],
+  ['* | stats by (_time:1d offset -30m, a) count()', q(ALL, { kind: 'stats',
+    by: [{ field: '_time', bucketNs: 24n * HOUR, offsetNs: -HOUR / 2n }, { field: 'a' }], funcs: [{ fn: 'count', name: 'count(*)' }] })],
 ];
 
 for (const [text, want] of accepted) {
@@ -178,6 +187,12 @@ const rejected: [string, number][] = [
   ['* | stats by (a:1h) count()', 14],
   ['* | stats by (_time:0s) count()', 20],
   ['* | stats by a count()', 13],
+  ['* | stats quantile(dur)', 19],
+  ['* | stats quantile(1.5, dur)', 19],
+  ['* | stats quantile(0.5)', 22],
+  ['* | stats quantile(0.5, a, b)', 10],
+  ['* | stats median()', 10],
+  ['* | stats by (_time:1h offset x) count()', 30],
   ['* | limit 1 extra', 12],
 ];
 

@@ -17,7 +17,7 @@ export interface PipeReader {
 
 /** VictoriaLogs' `| limit` without a number keeps 10. */
 const DEFAULT_LIMIT = 10;
-const STATS_FNS = new Set<string>(['count', 'count_uniq', 'sum', 'min', 'max', 'avg']);
+const STATS_FNS = new Set<string>(['count', 'count_uniq', 'sum', 'min', 'max', 'avg', 'quantile', 'median']);
 
 /** Parses one pipe after its `|`. A `sort … limit N` comes back as a sort and a limit pipe. */
 export function parsePipe(r: PipeReader): Pipe[] {
@@ -175,7 +175,18 @@ function statsGroup(r: PipeReader): StatsGroup {
   const ns = step.kind === 'word' ? parseDuration(step.text) : undefined;
   if (field !== '_time') throw new LogsqlSyntaxError(`buckets are supported on _time only, not '${nameTok.text}'`, nameTok.pos);
   if (ns === undefined || ns <= 0n) throw new LogsqlSyntaxError(`invalid bucket '${step.text}'`, step.pos);
-  return { field, bucketNs: ns };
+  const group: StatsGroup = { field, bucketNs: ns };
+  // `_time:1d offset 2h` (https://docs.victoriametrics.com/victorialogs/logsql/#stats-by-time-buckets): buckets
+  // that start at a time zone's midnight rather than UTC's.
+  if (isKeyword(r.peek(), 'offset')) {
+    r.next();
+    const off = r.next('operand');
+    const neg = off.text.startsWith('-');
+    const d = off.kind === 'word' ? parseDuration(neg ? off.text.slice(1) : off.text) : undefined;
+    if (d === undefined) throw new LogsqlSyntaxError(`invalid offset '${off.text}'`, off.pos);
+    if (d !== 0n) group.offsetNs = neg ? -d : d;
+  }
+  return group;
 }
 
 function statsFunc(r: PipeReader): StatsFunc {
@@ -184,6 +195,7 @@ function statsFunc(r: PipeReader): StatsFunc {
   const fn = t.text.toLowerCase();
   if (!STATS_FNS.has(fn)) throw new LogsqlSyntaxError(`unknown stats function '${t.text}'`, t.pos);
   r.expect('(');
+  const phi = fn === 'quantile' ? quantilePhi(r) : undefined;
   // A bare `*` (count(*)) is no field; a quoted "*" names the field `*`.
   const args: (string | undefined)[] = [];
   if (isPunct(r.peek(), ')')) r.next();
@@ -202,11 +214,25 @@ function statsFunc(r: PipeReader): StatsFunc {
   }
   const field = args[0];
   if (args.length > 1 || (fn !== 'count' && field === undefined)) {
-    throw new LogsqlSyntaxError(`${fn}() takes ${fn === 'count' ? 'at most one field' : 'one field'}`, t.pos);
+    const wants = fn === 'count' ? 'at most one field' : fn === 'quantile' ? 'a phi and one field' : 'one field';
+    throw new LogsqlSyntaxError(`${fn}() takes ${wants}`, t.pos);
   }
-  const func: StatsFunc = { fn: fn as StatsFn, name: resultName(r) ?? `${fn}(${field ?? '*'})` };
+  // Default names as VictoriaLogs prints them: `count(*)`, `sum(dur)`, `quantile(0.9, dur)`.
+  const dflt = phi === undefined ? `${fn}(${field ?? '*'})` : `${fn}(${phi}, ${field ?? '*'})`;
+  const func: StatsFunc = { fn: fn as StatsFn, name: resultName(r) ?? dflt };
   if (field !== undefined) func.field = field;
+  if (phi !== undefined) func.phi = phi;
+  else if (fn === 'median') func.phi = 0.5;
   return func;
+}
+
+/** The `phi,` that opens `quantile(phi, field)`: a number in [0, 1]. */
+function quantilePhi(r: PipeReader): number {
+  const t = r.next();
+  const phi = t.kind === 'word' && /^\d*\.?\d+(e[+-]?\d+)?$/i.test(t.text) ? Number(t.text) : NaN;
+  if (!(phi >= 0 && phi <= 1)) throw new LogsqlSyntaxError(`quantile phi must be a number in [0, 1], not '${t.text}'`, t.pos);
+  r.expect(',');
+  return phi;
 }
 
 /** `as name`, or a bare name right after the call (VictoriaLogs allows both). */

@@ -10,6 +10,7 @@ import type { LogEntry } from '../../model/log-entry.js';
 import type { Span } from '../../model/span.js';
 import type { TelemetryStore } from './telemetry-store.js';
 import { staleMarker } from '../../model/metric.js';
+import { nsToRfc3339 } from '../../model/time.js';
 
 /** Opens the store kept under `key` (a fresh temp directory per test); the same key reopens the same data. */
 export type OpenStore = (key: string) => Promise<TelemetryStore>;
@@ -154,6 +155,61 @@ export function telemetryStoreContract(name: string, open: OpenStore, peek: Peek
       assert.equal((await s.logHits('t1', all, {}, 1_000_000_000n))[0]?.total, 1);
       assert.ok((await s.logFieldNames('t1', all, {})).some((v) => v.value === 'user' && v.hits === 1));
       assert.deepEqual(await s.logFieldValues('t1', all, {}, 'user', 10), [{ value: 'ann', hits: 1 }]);
+    }));
+
+    void test('facets: each field\'s most frequent values; constant, too varied and too long fields left out; one tenant', () => withStore(async (s) => {
+      const all = { filter: { kind: 'all' as const }, pipes: [] };
+      const shop = '{app="shop",env="prod"}';
+      await s.write([logsBatch('t1', [
+        log({ timeNs: T0, msg: 'm1', service: 'api', severity: 'error', stream: shop, fields: { user: 'ann', code: 500, id: 'a1', region: 'eu', tag: 'x', long: 'x'.repeat(40) } }),
+        log({ timeNs: T0 + 1n, msg: 'm2', service: 'api', severity: 'info', stream: shop, fields: { user: 'bob', code: 200, id: 'a2', region: 'eu', tag: 'x' } }),
+        log({ timeNs: T0 + 2n, msg: 'm3', service: 'web', severity: 'info', stream: '{app="web",env="prod"}', fields: { user: 'ann', code: 200, id: 'a3', region: 'eu', nothing: null } }),
+      ]), logsBatch('t2', [log({ service: 'secret', stream: '{app="secret"}', fields: { user: 'zed', region: 'us' } })])], 1n);
+      const opts = { limit: 10, maxValuesPerField: 2, maxValueLen: 30, keepConstFields: false };
+      const facets = await s.logFacets('t1', all, {}, opts);
+      assert.deepEqual(facets, [
+        { field: '_stream', values: [{ value: shop, hits: 2 }, { value: '{app="web",env="prod"}', hits: 1 }] },
+        { field: 'code', values: [{ value: '200', hits: 2 }, { value: '500', hits: 1 }] },
+        { field: 'service', values: [{ value: 'api', hits: 2 }, { value: 'web', hits: 1 }] },
+        { field: 'severity', values: [{ value: 'info', hits: 2 }, { value: 'error', hits: 1 }] },
+        // One value, but not on every entry: it tells entries apart, so it stays.
+        { field: 'tag', values: [{ value: 'x', hits: 2 }] },
+        { field: 'user', values: [{ value: 'ann', hits: 2 }, { value: 'bob', hits: 1 }] },
+      ]);
+      const kept = await s.logFacets('t1', all, {}, { ...opts, limit: 1, keepConstFields: true });
+      assert.deepEqual(kept.map((f) => [f.field, f.values]), [
+        ['_stream', [{ value: shop, hits: 2 }]], ['code', [{ value: '200', hits: 2 }]], ['region', [{ value: 'eu', hits: 3 }]],
+        ['service', [{ value: 'api', hits: 2 }]], ['severity', [{ value: 'info', hits: 2 }]], ['tag', [{ value: 'x', hits: 2 }]],
+        ['user', [{ value: 'ann', hits: 2 }]],
+      ]);
+      const wide = await s.logFacets('t1', all, {}, { limit: 10, maxValuesPerField: 1000, maxValueLen: 128, keepConstFields: false });
+      assert.deepEqual(wide.map((f) => f.field), ['_msg', '_stream', '_time', 'code', 'id', 'long', 'service', 'severity', 'tag', 'user']);
+      assert.deepEqual(wide.find((f) => f.field === '_time')?.values.map((v) => v.value).sort(), [T0, T0 + 1n, T0 + 2n].map(nsToRfc3339));
+      const api = { filter: { kind: 'exact' as const, field: 'service', value: 'api' }, pipes: [{ kind: 'limit' as const, n: 1 }] };
+      const apiFacets = await s.logFacets('t1', api, {}, opts);
+      assert.deepEqual(apiFacets.map((f) => f.field), ['_msg', '_time', 'code', 'id', 'severity', 'user'], 'the filter applies, the pipes do not');
+      assert.deepEqual(await s.logFacets('t1', all, { startNs: T0 + 2n }, { ...opts, keepConstFields: true }).then((f) => f.find((x) => x.field === 'user')),
+        { field: 'user', values: [{ value: 'ann', hits: 1 }] });
+      assert.deepEqual((await s.logFacets('t2', all, {}, { ...opts, keepConstFields: true })).find((f) => f.field === 'user')?.values, [{ value: 'zed', hits: 1 }]);
+      assert.deepEqual(await s.logFacets('t3', all, {}, opts), []);
+    }));
+
+    void test('stream field names and values come from the streams of the result, for the tenant only', () => withStore(async (s) => {
+      const all = { filter: { kind: 'all' as const }, pipes: [] };
+      await s.write([logsBatch('t1', [
+        log({ stream: '{app="shop",env="prod"}' }), log({ stream: '{app="shop",env="prod"}' }),
+        log({ stream: '{app="q\\"t",env="prod",zone="a b"}' }), log({ stream: '', service: 'web' }),
+      ]), logsBatch('t2', [log({ stream: '{app="secret",team="b"}' })])], 1n);
+      assert.deepEqual(await s.logStreamFieldNames('t1', all, {}), [
+        { value: 'app', hits: 3 }, { value: 'env', hits: 3 }, { value: 'service', hits: 1 }, { value: 'zone', hits: 1 },
+      ]);
+      assert.deepEqual(await s.logStreamFieldValues('t1', all, {}, 'app', 0), [{ value: 'shop', hits: 2 }, { value: 'q"t', hits: 1 }]);
+      assert.deepEqual(await s.logStreamFieldValues('t1', all, {}, 'app', 1), [{ value: 'shop', hits: 2 }]);
+      assert.deepEqual(await s.logStreamFieldValues('t1', all, {}, 'zone', 10), [{ value: 'a b', hits: 1 }]);
+      assert.deepEqual(await s.logStreamFieldValues('t1', all, {}, 'team', 10), []);
+      const shop = { filter: { kind: 'stream' as const, matchers: [{ label: 'app', op: '=' as const, value: 'shop' }] }, pipes: [] };
+      assert.deepEqual(await s.logStreamFieldNames('t1', shop, {}), [{ value: 'app', hits: 2 }, { value: 'env', hits: 2 }]);
+      assert.deepEqual(await s.logStreamFieldNames('t2', all, {}), [{ value: 'app', hits: 1 }, { value: 'team', hits: 1 }]);
     }));
 
     void test('a log without a stream gets one derived from its service', () => withStore(async (s) => {

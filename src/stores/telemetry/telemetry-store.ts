@@ -31,6 +31,24 @@ export interface ValueHits {
   hits: number;
 }
 
+/** What `/select/logsql/facets` may return (https://docs.victoriametrics.com/victorialogs/querying/#querying-facets). */
+export interface FacetsOptions {
+  /** Values per field, most frequent first. */
+  limit: number;
+  /** A field with more distinct values than this is left out. */
+  maxValuesPerField: number;
+  /** A field with a value longer than this (bytes) is left out. */
+  maxValueLen: number;
+  /** Keep a field whose one value every selected entry has (left out by default: it tells nothing apart). */
+  keepConstFields: boolean;
+}
+
+/** One field of a facets answer: its most frequent values, with the number of entries that have each. */
+export interface Facet {
+  field: string;
+  values: ValueHits[];
+}
+
 export interface TraceFilter {
   service?: string;
   name?: string;
@@ -78,6 +96,12 @@ export interface TelemetryStore extends WalTarget {
   logHits(tenantId: string, query: LogsqlQuery, range: TimeRange, stepNs: bigint): Promise<HitsSeries[]>;
   logFieldNames(tenantId: string, query: LogsqlQuery, range: TimeRange): Promise<ValueHits[]>;
   logFieldValues(tenantId: string, query: LogsqlQuery, range: TimeRange, field: string, limit: number): Promise<ValueHits[]>;
+  /** The most frequent values of every field of the entries the query's filter selects (its pipes are ignored). */
+  logFacets(tenantId: string, query: LogsqlQuery, range: TimeRange, opts: FacetsOptions): Promise<Facet[]>;
+  /** The label names of the `_stream`s in the query's result, with the entries that carry each; sorted by name. */
+  logStreamFieldNames(tenantId: string, query: LogsqlQuery, range: TimeRange): Promise<ValueHits[]>;
+  /** The values of one stream label in the query's result, most frequent first, at most `limit` (<= 0: all). */
+  logStreamFieldValues(tenantId: string, query: LogsqlQuery, range: TimeRange, field: string, limit: number): Promise<ValueHits[]>;
 
   getTrace(tenantId: string, traceId: string): Promise<Span[]>;
   findTraces(tenantId: string, filter: TraceFilter): Promise<TraceSummary[]>;

@@ -8,9 +8,10 @@ import type { FieldValue, LogEntry } from '../../../model/log-entry.js';
 import type { Span, SpanEvent, SpanLink } from '../../../model/span.js';
 import type { LogsqlQuery } from '../../../query/logsql/ast.js';
 import type {
-  HitsSeries, LogRow, ReplaySession, TelemetryStore, TimeRange, TraceFilter, TraceSummary, ValueHits,
+  Facet, FacetsOptions, HitsSeries, LogRow, ReplaySession, TelemetryStore, TimeRange, TraceFilter, TraceSummary, ValueHits,
 } from '../telemetry-store.js';
 import { logFieldNames, logFieldValues, logHits, searchLogs, type SqlExecutor, type SqlParam } from './logsql-sql.js';
+import { logFacets, logStreamFieldNames, logStreamFieldValues } from './logsql-facets-sql.js';
 import { LOGS_TABLE_SQL, REPLAY_TABLE_SQL, SPANS_TABLE_SQL, WAL_STATE_TABLE_SQL } from './schema.js';
 import { appendReplay, listReplaySessions, replayChunks } from './replay-store.js';
 import { appendMetrics } from './metrics-store.js';
@@ -137,6 +138,18 @@ class DuckdbStore implements DuckdbTelemetryStore {
 
   logFieldValues(tenantId: string, query: LogsqlQuery, range: TimeRange, field: string, limit: number): Promise<ValueHits[]> {
     return logFieldValues(this.reader, tenantId, query, range, field, limit);
+  }
+
+  logFacets(tenantId: string, query: LogsqlQuery, range: TimeRange, opts: FacetsOptions): Promise<Facet[]> {
+    return logFacets(this.reader, tenantId, query, range, opts);
+  }
+
+  logStreamFieldNames(tenantId: string, query: LogsqlQuery, range: TimeRange): Promise<ValueHits[]> {
+    return logStreamFieldNames(this.reader, tenantId, query, range);
+  }
+
+  logStreamFieldValues(tenantId: string, query: LogsqlQuery, range: TimeRange, field: string, limit: number): Promise<ValueHits[]> {
+    return logStreamFieldValues(this.reader, tenantId, query, range, field, limit);
   }
 
   async getTrace(tenantId: string, traceId: string): Promise<Span[]> {

@@ -65,6 +65,12 @@ export const STREAM_SQL =
   `ELSE '{service="' || replace(replace(service, '\\', '\\\\'), '"', '\\"') || '"}' END)`;
 
 /**
+ * `_stream_id`: VictoriaLogs' opaque id of a stream (https://docs.victoriametrics.com/victorialogs/keyconcepts/#stream-fields),
+ * here the MD5 of the `_stream` text: the same stream always gets the same id, and `_stream_id:=…` finds it.
+ */
+export const STREAM_ID_SQL = `md5(${STREAM_SQL})`;
+
+/**
  * RFC 3339 with 9-digit ns, UTC, as nsToRfc3339() writes it. The fraction is taken modulo so that pre-1970 times
  * floor; HUGEINT because the store clamps wild times to the int64 ends, where BIGINT arithmetic overflows.
  */
@@ -75,10 +81,15 @@ export function rfc3339Sql(ns: string): string {
     `lpad(CAST(${frac} AS VARCHAR), 9, '0') || 'Z')`;
 }
 
-/** The start of the `step`-long bucket holding `ns`, aligned to the epoch, floored (also before 1970 and at int64's ends). */
-export function bucketSql(ns: string, step: string): string {
+/**
+ * The start of the `step`-long bucket holding `ns`, aligned to the epoch (plus `offset`, when given), floored (also
+ * before 1970 and at int64's ends).
+ */
+export function bucketSql(ns: string, step: string, offset?: string): string {
   const wide = `CAST(${ns} AS HUGEINT)`;
-  return `CAST(greatest(${wide} - ((${wide} % ${step}) + ${step}) % ${step}, ${INT64_MIN}) AS BIGINT)`;
+  const from = offset === undefined ? wide : `(${wide} - ${offset})`;
+  const start = `${wide} - ((${from} % ${step}) + ${step}) % ${step}`;
+  return `CAST(least(greatest(${start}, ${INT64_MIN}), ${INT64_MAX}) AS BIGINT)`;
 }
 
 /** JSON pointer (RFC 6901) of a top-level key: unlike a `$.` path it gives no meaning to `*`, `.`, `[` or quotes. */
@@ -95,6 +106,8 @@ export function logsField(name: string, p: SqlParams): FieldSql {
       return { text: rfc3339Sql('time_ns'), ns: 'time_ns' };
     case '_stream':
       return { text: STREAM_SQL };
+    case '_stream_id':
+      return { text: STREAM_ID_SQL };
     case 'service':
       return { text: 'service' };
     case 'severity':

@@ -109,7 +109,7 @@ function statsRelation(rel: Relation, by: StatsGroup[], funcs: StatsFunc[], p: S
   const selects: string[] = [];
   for (const g of by) {
     const alias = `c${columns.length}`;
-    selects.push(`${groupSql(relationField(rel, g.field, p), g.bucketNs, p)} AS ${alias}`);
+    selects.push(`${groupSql(relationField(rel, g.field, p), g, p)} AS ${alias}`);
     columns.push({ name: g.field, alias });
   }
   for (const f of funcs) {
@@ -127,10 +127,14 @@ function statsRelation(rel: Relation, by: StatsGroup[], funcs: StatsFunc[], p: S
   };
 }
 
-/** `by (_time:1h)` buckets the time to the step, aligned to the unix epoch (floored, also before 1970). */
-function groupSql(f: FieldSql, bucketNs: bigint | undefined, p: SqlParams): string {
-  if (bucketNs === undefined || f.ns === undefined) return f.text;
-  return rfc3339Sql(bucketSql(f.ns, p.add(bucketNs)));
+/**
+ * `by (_time:1h)` buckets the time to the step, aligned to the unix epoch (floored, also before 1970); `offset 2h`
+ * shifts the buckets' starts.
+ */
+function groupSql(f: FieldSql, g: StatsGroup, p: SqlParams): string {
+  if (g.bucketNs === undefined || f.ns === undefined) return f.text;
+  const offset = g.offsetNs === undefined ? undefined : p.add(g.offsetNs);
+  return rfc3339Sql(bucketSql(f.ns, p.add(g.bucketNs), offset));
 }
 
 /** A DOUBLE as VictoriaLogs prints it: integers without `.0`. NULL stays NULL. */
@@ -160,5 +164,19 @@ function aggregateSql(rel: Relation, f: StatsFunc, p: SqlParams): string {
     case 'max':
       if (ref.ns !== undefined) return `coalesce(${rfc3339Sql(`${f.fn}(${ref.ns})`)}, '')`;
       return `coalesce(${numberText(`${f.fn}(TRY_CAST(${v} AS DOUBLE))`)}, ${f.fn}(nullif(${v}, '')), '')`;
+    case 'quantile':
+    case 'median':
+      return quantileSql(v, f.phi ?? 0.5, p);
   }
+}
+
+/**
+ * VictoriaLogs' quantile (lib/logstorage/stats_quantile.go): the numeric values sorted, the one at index
+ * floor(phi * n), the largest for phi = 1; NaN over no numbers. quantile_disc picks another index, hence the list.
+ */
+function quantileSql(v: string, phi: number, p: SqlParams): string {
+  const num = `TRY_CAST(${v} AS DOUBLE)`;
+  const n = `count(${num})`;
+  const at = `least(CAST(floor(${p.add(phi)} * ${n}) AS BIGINT), ${n} - 1) + 1`;
+  return `coalesce(${numberText(`list_sort(list(${num}) FILTER (WHERE ${num} IS NOT NULL))[${at}]`)}, 'NaN')`;
 }

@@ -5,11 +5,13 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import fc from 'fast-check';
+import { createHash } from 'node:crypto';
 import { parseLogsql } from '../../../query/logsql/parser.js';
 import type { TimeRange } from '../telemetry-store.js';
 import { LOGS_TABLE_SQL } from './schema.js';
 import { logFieldNames, logFieldValues, logHits, searchLogs, type SqlExecutor, type SqlParam } from './logsql-sql.js';
 import { adversarialQueries, queryArbitrary, MARKER } from './logsql-sql.fixtures.js';
+import { streamLabels } from './logsql-facets-sql.js';
 
 const T0 = 1_714_564_800_000_000_000n; // 2024-05-01T12:00:00Z
 const SEC = 1_000_000_000n;
@@ -247,6 +249,31 @@ void describe('pipes', () => {
       { _time: '2024-05-01T12:00:00.000000000Z', n: '4' }, { _time: '2024-05-01T13:00:00.000000000Z', n: '1' },
       { _time: '2024-05-02T12:00:00.000000000Z', n: '1' }]);
   });
+
+  void test('stats by (_time:step offset d) shifts the buckets\' starts', async () => {
+    assert.deepEqual(await rows('* | stats by (_time:1d offset 12h30m) count() n'), [
+      { _time: '2024-04-30T12:30:00.000000000Z', n: '4' }, { _time: '2024-05-01T12:30:00.000000000Z', n: '2' }]);
+    assert.deepEqual(await rows('* | stats by (_time:1d offset -11h30m) count() n'), [
+      { _time: '2024-04-30T12:30:00.000000000Z', n: '4' }, { _time: '2024-05-01T12:30:00.000000000Z', n: '2' }]);
+  });
+
+  void test('quantile and median pick the value at floor(phi * n) of the sorted numbers, as VictoriaLogs does', async () => {
+    // dur of A: 5, 30, 120, 2500 (two rows have none).
+    assert.deepEqual(await rows('* | stats median(dur), quantile(0.9, dur) p90, quantile(0, dur) lo, quantile(1, dur) hi, ' +
+      'quantile(0.25, dur) q1, median(nope) none, median(user) text'), [
+      { 'median(dur)': '120', p90: '2500', lo: '5', hi: '2500', q1: '30', none: 'NaN', text: 'NaN' }]);
+    assert.deepEqual(await rows('* | stats by (service) quantile(0.5, dur) m | sort by (service)'), [
+      { service: 'api', m: '120' }, { service: 'db', m: 'NaN' }, { service: 'web', m: '5' }, { service: 'worker', m: 'NaN' }]);
+  });
+
+  void test('_stream_id is the MD5 of the _stream text: groupable and filterable', async () => {
+    const id = createHash('md5').update('{app="api",env="prod"}').digest('hex');
+    assert.deepEqual(await ids(`_stream_id:=${id}`), [2]);
+    const values = await logFieldValues(mixed.exec, 'A', parse('*'), {}, '_stream_id', 10);
+    assert.equal(values.length, 5);
+    assert.ok(values.every((v) => /^[0-9a-f]{32}$/.test(v.value)), JSON.stringify(values));
+    assert.ok(values.some((v) => v.value === id && v.hits === 1));
+  });
 });
 
 void describe('hits, field names, field values', () => {
@@ -337,4 +364,13 @@ void describe('tenant isolation', () => {
   void test('random queries from the grammar never reach tenant B', async () => {
     await fc.assert(fc.asyncProperty(queryArbitrary, (text) => checkIsolated(text)), { numRuns: 150 });
   });
+});
+
+void test('stream labels read back as the ingest formats write them, stopping at anything malformed', () => {
+  const cases: [string, [string, string][]][] = [
+    ['{app="shop",env="prod"}', [['app', 'shop'], ['env', 'prod']]],
+    ['{ app = "a b" , k8s.ns="x\\"y\\\\z\\n"}', [['app', 'a b'], ['k8s.ns', 'x"y\\z\n']]],
+    ['{}', []], ['', []], ['{a="1",b=2}', [['a', '1']]], ['{a="unterminated}', []], ['service="x"', []],
+  ];
+  for (const [text, want] of cases) assert.deepEqual(streamLabels(text), want, text);
 });

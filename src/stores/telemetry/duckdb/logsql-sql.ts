@@ -16,10 +16,10 @@ export interface SqlExecutor {
 }
 
 /**
- * Keys of `fields` that a fixed column shadows: a query cannot address them (`level` is `severity`), so they are
- * neither shown nor listed.
+ * Keys of `fields` that a fixed column (or the derived `_stream_id`) shadows: a query cannot address them (`level` is
+ * `severity`), so they are neither shown nor listed.
  */
-const SHADOWED = new Set<string>([...FIXED_FIELDS, 'level']);
+export const SHADOWED = new Set<string>([...FIXED_FIELDS, 'level', '_stream_id']);
 
 /** The query's filter and pipes over the tenant's logs in `range`. */
 function compile(tenantId: string, q: LogsqlQuery, range: TimeRange): { rel: Relation; p: SqlParams } {

@@ -9,7 +9,7 @@ import type { Span } from '../../../model/span.js';
 import type { LogsqlQuery } from '../../../query/logsql/ast.js';
 import type { SeriesSource } from '../../../query/promql/series-source.js';
 import type {
-  HitsSeries, LogRow, ReplaySession, TimeRange, TraceFilter, TraceSummary, ValueHits,
+  Facet, FacetsOptions, HitsSeries, LogRow, ReplaySession, TimeRange, TraceFilter, TraceSummary, ValueHits,
 } from '../telemetry-store.js';
 import type { CallMessage, ReplyMessage } from './worker-host.js';
 import type { DuckdbTelemetryStore } from './duckdb-store.js';
@@ -77,6 +77,15 @@ class WorkerStore implements DuckdbTelemetryStore {
   }
   logFieldValues(tenantId: string, query: LogsqlQuery, range: TimeRange, field: string, limit: number): Promise<ValueHits[]> {
     return this.call('logFieldValues', [tenantId, query, range, field, limit]);
+  }
+  logFacets(tenantId: string, query: LogsqlQuery, range: TimeRange, opts: FacetsOptions): Promise<Facet[]> {
+    return this.call('logFacets', [tenantId, query, range, opts]);
+  }
+  logStreamFieldNames(tenantId: string, query: LogsqlQuery, range: TimeRange): Promise<ValueHits[]> {
+    return this.call('logStreamFieldNames', [tenantId, query, range]);
+  }
+  logStreamFieldValues(tenantId: string, query: LogsqlQuery, range: TimeRange, field: string, limit: number): Promise<ValueHits[]> {
+    return this.call('logStreamFieldValues', [tenantId, query, range, field, limit]);
   }
   getTrace(tenantId: string, traceId: string): Promise<Span[]> {
     return this.call('getTrace', [tenantId, traceId]);
