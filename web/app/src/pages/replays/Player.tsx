@@ -164,7 +164,7 @@ export function Player({ events, markers, jump, initialMs, onMoment }: PlayerPro
         <button type="button" class="primary play" onClick={toggle} disabled={!ready} aria-label={playing ? 'Pause' : 'Play'}>
           {playing ? '❚❚' : '▶'}
         </button>
-        <span class="mono player-time" role="timer" aria-label="Playback time">{clock(current)} / {clock(total)}</span>
+        <span class="mono player-time" role="timer" aria-label="Playback time">{clock(current, true)} / {clock(total, true)}</span>
         <div class="seek">
           <input type="range" aria-label="Seek" min={0} max={Math.max(1, total)} step="any" value={current} disabled={!ready}
             aria-valuetext={`${clock(current)} of ${clock(total)}`} onInput={(e) => seek(Number(e.currentTarget.value))}
@@ -175,7 +175,7 @@ export function Player({ events, markers, jump, initialMs, onMoment }: PlayerPro
             }} />
           <div class="seek-marks" aria-hidden="true">
             {markers.map((m, i) => (
-              <span key={i} class="seek-mark" title={`${clock(m.offsetMs)} ${m.label}`}
+              <span key={i} class="seek-mark" title={`${clock(m.offsetMs, true)} ${m.label}`}
                 style={{ left: `${total > 0 ? Math.min(100, Math.max(0, (m.offsetMs / total) * 100)) : 0}%` }} />
             ))}
           </div>

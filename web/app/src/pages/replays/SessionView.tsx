@@ -123,10 +123,10 @@ export function SessionView({ tenant, sessionId, offset, at, backHref }: Session
                   return (
                     <li key={i} class="error-item">
                       <div class="error-head">
-                        <span class="mono muted" title={formatTime(e.atMs)}>{off < 0 ? '−' : '+'}{clock(Math.abs(off))}</span>
+                        <span class="mono muted" title={formatTime(e.atMs)}>{off < 0 ? '−' : '+'}{clock(Math.abs(off), true)}</span>
                         <span class="error-kind">{e.kind}</span>
                         <span class="spacer" />
-                        <button type="button" class="small" aria-label={`Jump to ${clock(Math.max(0, off))}: ${e.message}`} onClick={() => jumpTo(e)}>Jump to</button>
+                        <button type="button" class="small" aria-label={`Jump to ${clock(Math.max(0, off), true)}: ${e.message}`} onClick={() => jumpTo(e)}>Jump to</button>
                       </div>
                       <div class="error-msg mono" title={e.message}>{e.message}</div>
                       <div class="error-meta muted">

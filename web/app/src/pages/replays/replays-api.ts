@@ -114,11 +114,12 @@ export function recordedErrors(events: readonly RrwebEvent[]): SessionError[] {
   return out;
 }
 
-/** `m:ss` (or `h:mm:ss`) of an offset in ms. */
-export function clock(ms: number): string {
-  const s = Math.max(0, Math.floor(ms / 1000));
+/** `m:ss` (or `h:mm:ss`) of an offset in ms; `m:ss.t` with tenths when `tenths`. */
+export function clock(ms: number, tenths = false): string {
+  const t = Math.max(0, Math.floor(ms / 100));
+  const s = Math.floor(t / 10);
   const h = Math.floor(s / 3600);
   const m = Math.floor((s % 3600) / 60);
-  const sec = String(s % 60).padStart(2, '0');
+  const sec = `${String(s % 60).padStart(2, '0')}${tenths ? `.${t % 10}` : ''}`;
   return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${sec}` : `${m}:${sec}`;
 }

@@ -37,7 +37,7 @@ export function Waterfall({ tree, selected, collapsed, onSelect, onToggle }: Wat
         <span role="columnheader" class="wf-name">Span</span>
         <span role="columnheader" class="wf-timeline">
           {TICKS.map((t) => (
-            <span key={t} class="wf-tick" style={{ left: `${t * 100}%` }}>{formatDuration(t * tree.totalNs)}</span>
+            <span key={t} class="wf-tick" style={{ left: `${t * 100}%` }}>{t === 0 ? '0' : formatDuration(t * tree.totalNs)}</span>
           ))}
         </span>
       </div>
