@@ -42,7 +42,7 @@ export function Shell({ info, route }: { info: SessionInfo; route: Route }) {
           ))}
         </ul>
         <div class="sidebar-foot">
-          <label class="field-inline">
+          <label>
             <span>Tenant</span>
             <select aria-label="Tenant" value={tenant} onChange={(e) => tenantChoice.set(e.currentTarget.value)}>
               {info.tenants.map((t) => <option key={t.id} value={t.id}>{t.name}</option>)}

@@ -1,7 +1,10 @@
 // A list that renders only the rows in view (DESIGN §7 Speed: 10,000 rows scroll without dropping frames).
-// Rows have one fixed height, so the window is plain arithmetic on scrollTop.
+// Rows have one fixed height, so the window is plain arithmetic on scrollTop. Up to ALL_ROWS items are all in the
+// page (one `row` per entry, as DESIGN §7 names the results; find-in-page works), past that only those in view.
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
+
+const ALL_ROWS = 500;
 
 export interface VirtualListProps<T> {
   items: readonly T[];
@@ -29,8 +32,9 @@ export function VirtualList<T>({ items, rowHeight, renderRow, label, header, ove
     if (box.current) box.current.scrollTop = 0;
     setScrollTop(0);
   }, [items]);
-  const first = Math.max(0, Math.floor(scrollTop / rowHeight) - overscan);
-  const last = Math.min(items.length, Math.ceil((scrollTop + height) / rowHeight) + overscan);
+  const all = items.length <= ALL_ROWS;
+  const first = all ? 0 : Math.max(0, Math.floor(scrollTop / rowHeight) - overscan);
+  const last = all ? items.length : Math.min(items.length, Math.ceil((scrollTop + height) / rowHeight) + overscan);
   const visible: ComponentChildren[] = [];
   for (let i = first; i < last; i++) {
     const item = items[i];
