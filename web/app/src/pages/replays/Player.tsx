@@ -50,6 +50,7 @@ export function Player({ events, markers, jump, initialMs, onMoment }: PlayerPro
     setError('');
     import('./rrweb-load').then(({ Replayer }) => {
       if (!live || !stage.current) return;
+      // rrweb refuses a recording of fewer than two events (a session cut short before its first snapshot).
       const r = new Replayer(events as unknown as eventWithTime[], {
         root: stage.current, skipInactive: skip, speed, showWarning: false, mouseTail: false, triggerFocus: false,
       });
@@ -73,7 +74,7 @@ export function Player({ events, markers, jump, initialMs, onMoment }: PlayerPro
       r.pause(at);
       setCurrent(at);
       setReady(true);
-    }, (e: unknown) => { if (live) setError(e); });
+    }).catch((e: unknown) => { if (live) setError(e); });
     return () => {
       live = false;
       replayer?.destroy();

@@ -94,6 +94,7 @@ export function SessionView({ tenant, sessionId, offset, at, backHref }: Session
       </div>
       <ErrorNote error={error} />
       {!replay && error === '' && <div class="progress" role="progressbar" aria-label="Loading session" />}
+      {replay && !span && <div class="card muted">This session holds no rrweb events yet (its chunks arrived empty).</div>}
       {replay && span && (
         <>
           <div class="toolbar session-facts" role="group" aria-label="Session summary">
