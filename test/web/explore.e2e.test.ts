@@ -25,7 +25,7 @@ before(async () => {
     const level = i % 10 === 0 ? 'error' : i % 7 === 0 ? 'warn' : 'info';
     entries.push({
       _time: iso(now - (60 - i) * 30_000), _msg: `${level === 'error' ? 'payment failed for order' : 'request served'} ${i}`,
-      service, level, host: `pod-${i % 4}`, order: `o-${i}`, ...(i === 10 ? { trace_id: '4bf92f3577b34da6a3ce929d0e0e4736' } : {}),
+      service, level, host: `pod-${i % 4}`, order: `o-${i}`, ...(i === 10 ? { trace_id: '4bf92f3577b34da6a3ce929d0e0e4736', 'session.id': 'sess-10' } : {}),
     });
   }
   await ingestLogs(world, entries);
@@ -107,6 +107,10 @@ describe('Explore', { skip }, () => {
       const drawer = page.getByRole('dialog', { name: 'Log entry' });
       assert.match(await drawer.getByLabel('JSON').innerText(), /"order": "o-10"/);
       assert.equal(await drawer.getByRole('link', { name: 'View trace' }).getAttribute('href'), '/app/traces?trace=4bf92f3577b34da6a3ce929d0e0e4736');
+      const replay = new URL(await drawer.getByRole('link', { name: 'View replay' }).getAttribute('href') ?? '', 'http://x');
+      assert.equal(replay.pathname, '/app/replays');
+      assert.equal(replay.searchParams.get('session'), 'sess-10');
+      assert.match(replay.searchParams.get('at') ?? '', /^\d{4}-\d\d-\d\dT/);
       await drawer.getByRole('tab', { name: 'Context' }).click();
       const context2 = drawer.getByRole('table', { name: 'Context' });
       await context2.getByRole('row').nth(3).waitFor();

@@ -13,8 +13,16 @@ export function RowDrawer({ tenant, row, onClose, onFilter }: { tenant: string; 
   const [tab, setTab] = useState<'json' | 'context'>('json');
   const traceId = textOf(row.trace_id ?? row.traceId ?? row['trace.id']);
   const stream = textOf(row._stream);
+  // A browser RUM entry names its session (OpenTelemetry `session.id`): its replay opens at this moment.
+  const sessionId = textOf(row['session.id'] ?? row.session_id);
+  const actions = (
+    <>
+      {sessionId !== '' && <a href={hrefOf('replays', { session: sessionId, at: textOf(row._time) })}>View replay</a>}
+      {traceId !== '' && <a href={hrefOf('traces', { trace: traceId })}>View trace</a>}
+    </>
+  );
   return (
-    <Drawer title="Log entry" onClose={onClose} actions={traceId !== '' ? <a href={hrefOf('traces', { trace: traceId })}>View trace</a> : undefined}>
+    <Drawer title="Log entry" onClose={onClose} actions={actions}>
       <div class="tabs" role="tablist">
         <button type="button" role="tab" aria-selected={tab === 'json'} onClick={() => setTab('json')}>JSON</button>
         <button type="button" role="tab" aria-selected={tab === 'context'} onClick={() => setTab('context')}>Context</button>
