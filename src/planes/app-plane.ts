@@ -4,6 +4,8 @@ import { Router } from '../front-doors/router.js';
 import { RouterPlane } from './router-plane.js';
 import { registerAdminRoutes, requireAdminToken, type AdminDeps } from '../admin/admin-api.js';
 import { registerLogsRoutes } from '../query/logs-api.js';
+import { registerLogsStatsRoutes } from '../query/logs-stats-api.js';
+import { registerLogsStreamsRoutes } from '../query/logs-streams-api.js';
 import { registerTracesRoutes } from '../query/traces-api.js';
 import { registerKeysRoutes } from '../query/keys-api.js';
 import { registerProjectsRoutes } from '../query/projects-api.js';
@@ -48,6 +50,8 @@ export function buildAppPlane(deps: AppPlaneDeps): RouterPlane {
   registerAdminRoutes(router, deps.admin);
   const tenantDeps = { ...deps.guard, telemetry: deps.telemetry, store: deps.store, planOf: deps.planOf };
   registerLogsRoutes(router, tenantDeps);
+  registerLogsStatsRoutes(router, tenantDeps);
+  registerLogsStreamsRoutes(router, tenantDeps);
   registerTracesRoutes(router, tenantDeps);
   registerKeysRoutes(router, tenantDeps);
   registerUsageRoutes(router, { ...tenantDeps, usage: deps.usage });

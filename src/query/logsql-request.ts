@@ -11,10 +11,15 @@ const MAX_FILTER_DEPTH = 100;
 const MAX_PIPES = 50;
 
 export function compileLogsql(text: string, nowMs: number): LogsqlQuery {
+  return compileLogsqlAt(text, msToNs(nowMs));
+}
+
+/** As compileLogsql, with relative times (`_time:5m`) resolved against `nowNs` (VictoriaLogs' `time` argument). */
+export function compileLogsqlAt(text: string, nowNs: bigint): LogsqlQuery {
   if (text.length > MAX_QUERY_BYTES) throw errors.badRequest(`invalid query: longer than ${MAX_QUERY_BYTES} characters`);
   let query: LogsqlQuery;
   try {
-    query = parseLogsql(text, msToNs(nowMs));
+    query = parseLogsql(text, nowNs);
   } catch (e) {
     if (e instanceof LogsqlSyntaxError) throw errors.badRequest(`invalid query: ${e.message}`);
     if (e instanceof RangeError) throw errors.badRequest(`invalid query: nested deeper than ${MAX_FILTER_DEPTH} levels`);
