@@ -8,6 +8,7 @@ import type { OutgoingHttpHeaders } from 'node:http';
 import { admin, newAccount, sleep, startService, type RunningService, type TestAccount } from './support/service.js';
 import { startPostgres, type PostgresServer } from './support/postgres-server.js';
 import { basic, entries, Later, newKey, obj, raw, show, uid, type IssuedKey, type RawReply } from './support/load.js';
+import { addUser, sessionOf, TestClock } from './support/sessions.js';
 
 const TTL_MS = 1000; // SIGHTLINE_KEY_CACHE_TTL_MS of the test service (service.ts)
 
@@ -284,7 +285,29 @@ test('the credential table and Authentication rules 1–12, over HTTP on both pl
     check(await raw(`${svc.app}/api/v1/tenants/no-such-tenant/usage`, { headers: { 'X-API-Key': A.key } }), { status: 403 }, 'a tenant that does not exist');
   });
 
-  await t.test('rule 10: browser session tokens', { skip: 'the UI and its session tokens are not part of this service yet' }, () => undefined);
+  await t.test('rule 10: an aged-out browser session token is 401 "Token expired" on the app front door', async () => {
+    // Its own account, so that the jump in service time touches no other test's tenant (query-rate windows).
+    const D = await newAccount(svc);
+    const token = await sessionOf(svc, await addUser(svc, D.key, 'viewer'));
+    const byCookie = { Cookie: `sightline_session=${token}` };
+    const byBearer = { Authorization: `Bearer ${token}` };
+    await onAppPlane(byCookie, '', 200, 'a fresh session by cookie', D.tenantId);
+    await onAppPlane(byBearer, '', 200, 'a fresh session by Bearer', D.tenantId);
+    const clock = new TestClock(svc);
+    await clock.advance(12 * 3_600_000 + 120_000); // past SIGHTLINE_SESSION_IDLE_MS (DESIGN §7: 12 h)
+    try {
+      const expired: Expect = { status: 401, slug: 'token_expired', detail: /^Token expired$/ };
+      await onAppPlane(byCookie, '', expired, 'an aged-out session by cookie', D.tenantId);
+      await onAppPlane(byBearer, '', expired, 'an aged-out session by Bearer', D.tenantId);
+      const r = await raw(`${svc.app}/api/v1/tenants/${D.tenantId}/usage`, { headers: byCookie });
+      assert.deepEqual(obj(r), { detail: 'Token expired', error: 'token_expired' }, 'exactly the body of DESIGN §7');
+    } finally {
+      await clock.reset();
+    }
+    // Rule 9 still holds for session tokens: one never issued is 403; and no session token is an ingest credential.
+    await onAppPlane({ Authorization: 'Bearer sls_never-issued' }, '', { status: 403, slug: 'forbidden' }, 'an unknown session token', D.tenantId);
+    await onIngestPlane(byBearer, '', INVALID, 'a session token on the ingest plane');
+  });
 
   await t.test('rule 9: disabled tenant, expired, rotated and revoked keys are 403 (app at once, ingest within the cache TTL)', async () => {
     const D = await newAccount(svc);
