@@ -117,9 +117,10 @@ async function logsFieldNames(exec: SqlExecutor, rel: LogsRelation, p: SqlParams
     `count(*) FILTER (WHERE service <> '') AS service, count(*) FILTER (WHERE severity <> '') AS severity, ` +
     `count(*) FILTER (WHERE trace_id <> '') AS trace_id, count(*) FILTER (WHERE span_id <> '') AS span_id ` +
     `FROM (${rel.sql}) AS r`;
-  // json_each types a JSON null 'NULL' and keeps strings quoted, so '""' is an empty string.
-  const keysSql = `SELECT k.key AS name, count(*) AS hits FROM (${rel.sql}) AS r, json_each(r.fields) AS k ` +
-    `WHERE k.key IS NOT NULL AND k.type <> 'NULL' AND k.value <> '""' GROUP BY k.key`;
+  // A MAP cast unpacks the JSON an order of magnitude faster than json_each; a JSON null comes out as NULL, and
+  // json_extract_string gives the text a filter compares (so "" is empty).
+  const keysSql = `SELECT e.key AS name, count(*) AS hits FROM (SELECT unnest(map_entries(TRY_CAST(fields AS ` +
+    `MAP(VARCHAR, JSON)))) AS e FROM (${rel.sql}) AS r) AS m WHERE json_extract_string(e.value, '$') <> '' GROUP BY e.key`;
   const [fixed] = await exec.all(...p.finish(fixedSql));
   const keys = await exec.all(...p.finish(keysSql));
   const out: ValueHits[] = FIXED_FIELDS.map((f) => ({ value: f, hits: Number(fixed?.[f] ?? 0) }));
