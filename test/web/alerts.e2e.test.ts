@@ -55,6 +55,8 @@ describe('Alerts', { skip }, () => {
       await page.waitForLoadState('networkidle');
       assert.equal(await page.getByRole('alert').count(), 0, 'no error shown');
       await screenshot(page, 'alerts-detectors');
+      await page.getByRole('button', { name: 'Toggle theme' }).click();
+      await screenshot(page, 'alerts-detectors-other-theme');
 
       // The tab is in the URL: a reload lands on it.
       await page.reload();

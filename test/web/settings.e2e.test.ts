@@ -85,6 +85,8 @@ describe('Settings', { skip }, () => {
       await row.waitFor();
       assert.ok(!(await page.content()).includes(secret));
       await screenshot(page, 'settings-keys');
+      await page.getByRole('button', { name: 'Toggle theme' }).click();
+      await screenshot(page, 'settings-keys-other-theme');
 
       // The secret works as an API key: read (scope read) and ingest (scope ingest).
       assert.equal(await readWith(secret), 200);
@@ -137,7 +139,14 @@ describe('Settings', { skip }, () => {
       }
       const refusal = page.getByRole('form', { name: 'New API key' }).getByRole('alert');
       await refusal.waitFor();
-      assert.match(await refusal.innerText(), /403\s*API keys limit reached \(2\)/);
+      // The API's own words for the ceiling, as it answers the same request with a key.
+      const api = await call(`${world.svc.app}/api/v1/tenants/${expired.tenantId}/keys`, {
+        method: 'POST', headers: { 'X-API-Key': expired.key, 'Content-Type': 'application/json' }, body: JSON.stringify({ name: 'x', scopes: ['read'] }),
+      });
+      assert.equal(api.status, 403);
+      const detail = (api.json as { detail: string }).detail;
+      assert.match(detail, /limit reached \(2\)/);
+      assert.equal((await refusal.innerText()).replace(/\s+/g, ' '), `403 ${detail}`);
       assert.equal(await table.getByRole('row', { name: /third/ }).count(), 0);
       await screenshot(page, 'settings-keys-ceiling');
 
@@ -190,7 +199,7 @@ describe('Settings', { skip }, () => {
       const invited = `inv-${Date.now()}@example.com`;
       await page.getByRole('button', { name: 'Add user' }).click();
       await form.getByLabel('Email').fill(invited);
-      await form.getByLabel('Create an invite link').check();
+      await form.getByLabel('Make an invite link to send').check();
       await form.getByRole('button', { name: 'Create user' }).click();
       const dialog = page.getByRole('dialog', { name: 'Invite link' });
       const link = await dialog.getByLabel('Invite link').inputValue();
@@ -230,6 +239,9 @@ describe('Settings', { skip }, () => {
       await chart.locator('canvas').waitFor();
       assert.doesNotMatch((await chart.getAttribute('aria-label')) ?? '', /, 0 B in all$/);
       await screenshot(page, 'settings-usage');
+      await page.getByRole('button', { name: 'Toggle theme' }).click();
+      await chart.locator('canvas').waitFor();
+      await screenshot(page, 'settings-usage-other-theme');
     } finally {
       await context.close();
     }

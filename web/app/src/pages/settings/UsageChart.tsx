@@ -1,19 +1,27 @@
 // The last 30 days of accepted bytes as bars stacked by signal (DESIGN §7 Settings → Usage). uPlot draws
-// series over each other, so each series is drawn at its running total, tallest first; the legend and the
-// cursor still show each signal's own bytes. Days are UTC days (metering counts per UTC day, DESIGN §6).
-import { useEffect, useRef } from 'preact/hooks';
+// series over each other, so each series is drawn at its running total, tallest first; the legend below (in the
+// signals' own order, as the cards above) shows each signal's own bytes for the day under the cursor, or the
+// period's totals. Days are UTC days (metering counts per UTC day, DESIGN §6).
+import { useEffect, useRef, useState } from 'preact/hooks';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { colorOf } from '../../components/TimeChart';
 import { formatBytes } from '../../lib/time';
+import { theme } from '../../lib/prefs';
+import { useStore } from '../../lib/store';
 import { SIGNALS, type UsageDay } from './settings-api';
 
 export function UsageChart({ days, height = 220 }: { days: UsageDay[]; height?: number }) {
   const box = useRef<HTMLDivElement>(null);
+  const [hover, setHover] = useState<number | null>(null);
+  // Axis and grid colours come from the theme's CSS variables: a theme change redraws.
+  const mode = useStore(theme);
   useEffect(() => {
     const el = box.current;
     if (!el) return undefined;
-    const css = getComputedStyle(document.documentElement);
+    // Read from the chart's own box, which carries the theme too: the root's attribute changes only after
+    // this effect has run (parents' effects run after their children's).
+    const css = getComputedStyle(el);
     const axisColor = css.getPropertyValue('--muted').trim() || '#8a93a3';
     const gridColor = css.getPropertyValue('--border').trim() || '#2a303b';
     const times = days.map((d) => Date.parse(`${d.day}T00:00:00Z`) / 1000);
@@ -26,7 +34,7 @@ export function UsageChart({ days, height = 220 }: { days: UsageDay[]; height?: 
     const opts: uPlot.Options = {
       width: el.clientWidth || 600,
       height,
-      legend: { show: true },
+      legend: { show: false },
       cursor: { drag: { x: false, y: false } },
       tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'),
       scales: { x: { time: true, range: (_u, min, max) => [min - 43_200, max + 43_200] }, y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] } },
@@ -35,7 +43,7 @@ export function UsageChart({ days, height = 220 }: { days: UsageDay[]; height?: 
         { ...axis, size: 70, values: (_u, splits) => splits.map((s) => formatBytes(s)) },
       ],
       series: [
-        { label: 'Day (UTC)', value: (_u, v) => new Date(v * 1000).toISOString().slice(0, 10) },
+        {},
         ...order.map((i): uPlot.Series => ({
           label: SIGNALS[i] ?? '',
           stroke: colorOf(i),
@@ -43,10 +51,9 @@ export function UsageChart({ days, height = 220 }: { days: UsageDay[]; height?: 
           width: 0,
           points: { show: false },
           ...(bars ? { paths: bars } : {}),
-          // The legend shows the signal's own bytes, not the running total it is drawn at.
-          value: (_u, _v, _si, idx) => (idx === null ? '—' : formatBytes(own[i]?.[idx] ?? 0)),
         })),
       ],
+      hooks: { setCursor: [(u) => setHover(u.cursor.idx ?? null)] },
     };
     const data: uPlot.AlignedData = [times, ...order.map((i) => stacked[i] ?? [])];
     const plot = new uPlot(opts, data, el);
@@ -56,7 +63,20 @@ export function UsageChart({ days, height = 220 }: { days: UsageDay[]; height?: 
       observer.disconnect();
       plot.destroy();
     };
-  }, [days, height]);
+  }, [days, height, mode]);
   const total = days.reduce((a, d) => a + d.bytes_accepted, 0);
-  return <div ref={box} class="chart usage-chart" role="img" aria-label={`Daily usage by signal, last ${days.length} days, ${formatBytes(total)} in all`} />;
+  const day = hover === null ? undefined : days[hover];
+  const bytesOf = (s: (typeof SIGNALS)[number]) => (day ? day.by_signal[s] ?? 0 : days.reduce((a, d) => a + (d.by_signal[s] ?? 0), 0));
+  return (
+    <>
+      <div ref={box} data-theme={mode} class="chart usage-chart" role="img" aria-label={`Daily usage by signal, last ${days.length} days, ${formatBytes(total)} in all`} />
+      <div class="usage-legend" aria-live="off">
+        <span class="usage-legend-day">{day ? `${day.day} (UTC)` : `All ${days.length} days`}</span>
+        {SIGNALS.map((s, i) => (
+          <span key={s}><span class="swatch" style={{ background: colorOf(i) }} /> {s} <strong class="num">{formatBytes(bytesOf(s))}</strong></span>
+        ))}
+        <span>total <strong class="num">{formatBytes(day ? day.bytes_accepted : total)}</strong></span>
+      </div>
+    </>
+  );
 }

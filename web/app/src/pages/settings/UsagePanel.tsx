@@ -91,18 +91,20 @@ function Gauge({ used, included, ceiling }: { used: number; included: number | n
   const text = included === 0
     ? `${formatBytes(used)} accepted; this plan includes no daily volume`
     : `${formatBytes(used)} of ${formatBytes(included)} included (${share < 0.01 && used > 0 ? '<0.01' : share.toFixed(share < 10 ? 2 : 0)}%)`;
+  const limit = ceiling !== null && ceiling > included ? ceiling : null;
   return (
     <div class="gauge-wrap">
       <div class="gauge" role="meter" aria-label="Today's volume" aria-valuemin={0} aria-valuemax={top} aria-valuenow={used} aria-valuetext={text}>
         <div class="gauge-fill" style={{ width: pct(within) }} />
         {over > 0 && <div class="gauge-over" style={{ left: pct(within), width: pct(over) }} />}
-        {included > 0 && ceiling !== null && ceiling > included && <div class="gauge-mark" style={{ left: pct(included) }} title="Included" />}
+        {included > 0 && limit !== null && <div class="gauge-mark" style={{ left: pct(included) }} />}
       </div>
-      <div class="gauge-legend">
-        <span>{text}</span>
-        <span class="spacer" />
-        {ceiling !== null && ceiling > included && <span class="muted">included mark at {pct(included).replace(/\.\d+%/, '%')} · ceiling {formatBytes(ceiling)} at the end</span>}
+      <div class="gauge-scale" aria-hidden="true">
+        <span style={{ left: 0 }}>0</span>
+        {included > 0 && <span class={limit === null ? 'end' : 'mid'} style={limit === null ? { right: 0 } : { left: pct(included) }}>included {formatBytes(included)}</span>}
+        {limit !== null && <span class="end" style={{ right: 0 }}>ceiling {formatBytes(limit)}</span>}
       </div>
+      <div class="gauge-legend">{text}</div>
     </div>
   );
 }

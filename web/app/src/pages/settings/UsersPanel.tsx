@@ -57,7 +57,7 @@ export function UsersPanel({ session }: { session: SessionInfo }) {
     <section class="settings-section" aria-label="Users section">
       <div class="toolbar">
         <span class="muted">{users === null ? 'Loading…' : `${users.length} user${users.length === 1 ? '' : 's'} on ${session.account.name}`}</span>
-        <span class="muted" role="status">{note}</span>
+        <span class="status-note" role="status">{note}</span>
         <span class="spacer" />
         <button type="button" class="primary" aria-expanded={adding} onClick={() => setAdding(!adding)}>Add user</button>
       </div>
@@ -152,8 +152,8 @@ function AddUserForm({ onAdded, onCancel }: { onAdded: (u: AccountUser, invite?:
       <p class="muted small-note">{role}: {ROLE_NOTE[role]}</p>
       <fieldset class="choice">
         <legend>How they sign in</legend>
-        <label class="field-inline"><input type="radio" name="how" checked={how === 'password'} onChange={() => setHow('password')} /><span>Set an initial password</span></label>
-        <label class="field-inline"><input type="radio" name="how" checked={how === 'invite'} onChange={() => setHow('invite')} /><span>Create an invite link</span></label>
+        <label class="field-inline"><input type="radio" name="how" checked={how === 'password'} onChange={() => setHow('password')} /><span>Set a password now</span></label>
+        <label class="field-inline"><input type="radio" name="how" checked={how === 'invite'} onChange={() => setHow('invite')} /><span>Make an invite link to send</span></label>
       </fieldset>
       {how === 'password' && (
         <label>Initial password<input type="password" required minLength={8} autoComplete="new-password" value={password} onInput={(e) => setPassword(e.currentTarget.value)} /></label>
