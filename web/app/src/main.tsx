@@ -13,10 +13,7 @@ import { theme } from './lib/prefs';
 function App() {
   const info = useStore(session);
   const route = useRoute();
-  const mode = useStore(theme);
-  useEffect(() => {
-    document.documentElement.dataset.theme = mode;
-  }, [mode]);
+  useStore(theme); // re-render on a theme change (lib/prefs.ts has already put it on the root)
   const [checked, setChecked] = useState(false);
   useEffect(() => {
     void loadSession().then(() => setChecked(true));

@@ -5,6 +5,8 @@ import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { formatTime, utcDisplay } from '../lib/time';
+import { useStore } from '../lib/store';
+import { theme } from '../lib/prefs';
 
 export interface ChartSeries {
   label: string;
@@ -27,6 +29,8 @@ export const colorOf = (i: number): string => PALETTE[i % PALETTE.length] ?? '#5
 
 export function TimeChart({ times, series, kind, height = 160, label, onZoom, legend = kind === 'lines' }: TimeChartProps) {
   const box = useRef<HTMLDivElement>(null);
+  const mode = useStore(theme); // axis and grid colours come from the theme: redraw when it changes
+  const utc = useStore(utcDisplay);
   const zoom = useRef(onZoom);
   zoom.current = onZoom;
   useEffect(() => {
@@ -35,7 +39,6 @@ export function TimeChart({ times, series, kind, height = 160, label, onZoom, le
     const css = getComputedStyle(document.documentElement);
     const axisColor = css.getPropertyValue('--muted').trim() || '#8a93a3';
     const gridColor = css.getPropertyValue('--border').trim() || '#2a303b';
-    const utc = utcDisplay.get();
     const axis: uPlot.Axis = {
       stroke: axisColor, grid: { stroke: gridColor, width: 1 }, ticks: { stroke: gridColor, width: 1 },
     };
@@ -77,6 +80,6 @@ export function TimeChart({ times, series, kind, height = 160, label, onZoom, le
       observer.disconnect();
       plot.destroy();
     };
-  }, [times, series, kind, height, legend]);
+  }, [times, series, kind, height, legend, mode, utc]);
   return <div ref={box} class="chart" role="img" aria-label={label} />;
 }
