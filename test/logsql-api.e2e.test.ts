@@ -256,6 +256,27 @@ describe('bad requests are 400 with a detail', () => {
   });
 });
 
+test('odd queries and parameters are answered with 200 or 400, never 5xx (5xx makes clients retry)', async () => {
+  const queries = ['', '*', '| stats count()', '* | stats by (_time:1h) count()', '* | stats by (_time:1d offset -3h) count() c',
+    '* | stats by (service) count() c | stats sum(c) total', '* | stats count() as _time', '* | fields _time | stats count() c',
+    '* | stats quantile(0.5, _time), median(_msg), count_uniq(_time)', '* | stats by (_stream_id) count() c | sort by (c desc) | limit 1',
+    '_time:1000000y | stats count()', '_stream:{app=~"("} | stats count()', 'x:>1e400 | stats sum(x)', '* | stats by (a, b, c, d) count() c'];
+  const withParams = new Set(['*', '* | stats by (service) count() c']);
+  const params: Record<string, string>[] = [
+    {}, { time: '99999999999999999999999' }, { time: '-1' }, { start: '5m' }, { end: '0' }, { step: '1ms', start: '0' },
+    { step: '1.5' }, { offset: '-99999d' }, { offset: '36500d' }, { limit: '99999999999999999999' }, { limit: '-1' },
+    { max_values_per_field: '0', max_value_len: '0', limit: '0' }, { field: '' }, { field: 'a"b' }, { ignore_pipes: '1' },
+  ];
+  for (const sub of ['stats_query', 'stats_query_range', 'streams', 'stream_ids', 'stream_field_names', 'stream_field_values', 'facets']) {
+    for (const q of [...queries, ...withParams]) {
+      for (const p of withParams.has(q) ? params : [{}]) {
+        const r = await get(A, sub, { field: 'app', step: '1h', ...p, query: q });
+        assert.ok(r.status === 200 || r.status === 400, `${sub} ${JSON.stringify(q)} ${JSON.stringify(p)}: ${show(r)}`);
+      }
+    }
+  }
+});
+
 describe('tenant isolation: A never sees B\'s data on the new endpoints', () => {
   const SUBS = ['stats_query', 'stats_query_range', 'streams', 'stream_ids', 'stream_field_names', 'stream_field_values', 'facets'];
 
