@@ -44,7 +44,11 @@ void describe('ceilings on a trial_expired account (3 users, 25 dashboards, 50 s
   void test('users: 409 on a duplicate email, 400 on a bad one, 403 at the ceiling, a delete frees a slot', async () => {
     const first = await newUser(X, 0);
     assert.equal(first.status, 201, show(first));
-    assert.deepEqual({ ...(first.json as { user: Record<string, unknown> }).user, id: '', created_at: '' }, { id: '', email: 'user0@example.com', role: 'member', created_at: '' });
+    // Added without a password: an invited user (DESIGN §7), whose invite lapses in 7 days.
+    assert.deepEqual(
+      { ...(first.json as { user: Record<string, unknown> }).user, id: '', created_at: '', invite_expires_at: '' },
+      { id: '', email: 'user0@example.com', role: 'member', created_at: '', has_password: false, invite_expires_at: '' },
+    );
     const dup = await api(X, 'POST', '/api/v1/account/users', { email: 'USER0@example.com', role: 'viewer' });
     assert.equal(dup.status, 409, show(dup));
     assert.equal((await api(X, 'POST', '/api/v1/account/users', { email: 'not-an-email', role: 'member' })).status, 400);
