@@ -2,6 +2,7 @@
 // change, removing a user and ageing (idle and absolute, on the test clock) end sessions with 401 Token expired;
 // users are added with a password or an invite, change role and keep one admin; GET /api/v1/account and the usage
 // history. The clock only moves forward here, so the ageing tests come last.
+import http from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { admin, eventually, newAccount, sleep, startService, type Reply, type RunningService, type TestAccount } from './support/service.js';
@@ -36,6 +37,20 @@ async function assertEnded(token: string, what: string): Promise<void> {
   expect(await send(svc, 'GET', '/api/v1/session', cookieOnly(token)), 401, EXPIRED, `${what}: GET session`);
   expect(await send(svc, 'GET', usagePath(), browser(token)), 401, EXPIRED, `${what}: tenant path by cookie`);
   expect(await send(svc, 'GET', usagePath(), bearer(token)), 401, EXPIRED, `${what}: tenant path by Bearer`);
+}
+
+/** A GET whose reply stays open (live tail): its status, and a promise that settles when the server ends it. */
+function openStream(url: string, headers: Record<string, string>): Promise<{ status: number; end: Promise<void>; ended: () => boolean }> {
+  return new Promise((resolve, reject) => {
+    http.get(url, { headers, agent: false }, (res) => {
+      let done = false;
+      const end = new Promise<void>((settle) => {
+        res.on('close', () => { done = true; settle(); });
+      });
+      res.resume();
+      resolve({ status: res.statusCode ?? 0, end, ended: () => done });
+    }).on('error', reject);
+  });
 }
 
 const users = (method: string, sub: string, body?: unknown, headers = browser(bossToken)): Promise<Reply> =>
@@ -131,6 +146,18 @@ describe('users', () => {
     expect(await users('DELETE', `/${u.id}`), 204);
     await assertEnded(token, 'a removed user\'s session');
     expect((await signIn(svc, u.email, u.password)).reply, 401);
+  });
+
+  test('a live tail opened by a session ends soon after the session does', async () => {
+    const token = await sessionOf(svc, await addUser(svc, A.key, 'viewer'));
+    const tail = await openStream(`${svc.app}/api/v1/tenants/${A.tenantId}/select/logsql/tail?query=*`, browser(token));
+    assert.equal(tail.status, 200);
+    await sleep(500);
+    assert.equal(tail.ended(), false, 'the stream is open');
+    expect(await send(svc, 'DELETE', '/api/v1/session', browser(token)), 204);
+    const t0 = Date.now();
+    await tail.end;
+    assert.ok(Date.now() - t0 < 10_000, `ended ${Date.now() - t0} ms after sign-out`);
   });
 
   test('the last admin of an account can be neither demoted nor removed (409)', async () => {

@@ -30,7 +30,12 @@ export const ROLE_SCOPES: Readonly<Record<UserRole, readonly Scope[]>> = Object.
 
 /** A grant of the app plane: what an API key resolves to, plus who is signed in when a session made it. */
 export interface AppGrant extends KeyGrant {
-  session?: { id: string; user: AccountUser };
+  session?: {
+    id: string;
+    user: AccountUser;
+    /** Throws as `resolve` does once the session has ended or aged out: long-lived replies (live tail) ask again. */
+    recheck: () => Promise<void>;
+  };
 }
 
 /** A session that is live now, with its user and account as read with it. */
@@ -116,7 +121,8 @@ export class SessionAuthority {
         id: session.id, tenantId: tenant.id, name: `session of ${user.email}`, scopes: [...scopes], expiresAt: this.expiresAt(session),
         createdAt: session.createdAt, secretHash: '',
       },
-      tenant, account, session: { id: session.id, user },
+      tenant, account,
+      session: { id: session.id, user, recheck: async () => { await this.resolve(credential.token); } },
     };
   }
 

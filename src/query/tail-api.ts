@@ -6,7 +6,9 @@
 //  - an entry whose event time is more than LAG_MS behind service time when it lands (back-dated) is not shown;
 //  - at most MAX_ROWS_PER_POLL rows per poll (newest first); in a busier window the oldest are skipped;
 //  - the query takes filters only (no pipes): a tail writes entries, and each one needs its `_time`.
-// The stream ends when the client disconnects, on a telemetry-store error, or when the service stops.
+// The stream ends when the client disconnects, on a telemetry-store error, when the service stops, or — for a
+// browser session — within RECHECK_MS of the session ending (sign-out, password change, user removed, aged out;
+// DESIGN §7 "ends its sessions at once").
 //
 // Open streams are counted per account IN MEMORY, in this process (LiveTailSessions). A stream is a live HTTP
 // response of this process, so the count lives and dies with it: nothing to clean up after a crash. With several
@@ -28,6 +30,8 @@ const POLL_MS = 1000;
 /** How far back each poll looks again for entries that landed late (see stream()). */
 const LAG_MS = 10_000;
 const MAX_ROWS_PER_POLL = 10_000;
+/** How often a stream opened by a browser session checks that the session still lives. */
+const RECHECK_MS = 5000;
 
 /** Open live-tail streams per account, in this process; `closeAll` ends every one (service stop). */
 export class LiveTailSessions {
@@ -78,7 +82,7 @@ export function registerTailRoutes(router: Router, deps: TailApiDeps): void {
     const query = compileTail(ctx.query.get('query') ?? '*', deps.clock.now());
     const release = deps.sessions.acquire(grant.account.id, deps.planOf(grant));
     try {
-      await stream(ctx, grant.tenant.id, query, deps);
+      await stream(ctx, grant.tenant.id, query, deps, grant.session?.recheck);
     } finally {
       release();
     }
@@ -91,7 +95,9 @@ function compileTail(text: string, nowMs: number): LogsqlQuery {
   return query;
 }
 
-async function stream(ctx: RequestContext, tenantId: string, query: LogsqlQuery, deps: TailApiDeps): Promise<void> {
+async function stream(
+  ctx: RequestContext, tenantId: string, query: LogsqlQuery, deps: TailApiDeps, recheck?: () => Promise<void>,
+): Promise<void> {
   const { res } = ctx;
   // An object, not a `let`: the close handler flips it while the loop awaits.
   const state = { closed: false, wake: (): void => undefined };
@@ -111,6 +117,7 @@ async function stream(ctx: RequestContext, tenantId: string, query: LogsqlQuery,
     res.flushHeaders();
     const openedNs = msToNs(deps.clock.now());
     const sent = new SentRows();
+    let checkedAt = Date.now();
     while (!closed()) {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, deps.pollMs ?? POLL_MS);
@@ -120,6 +127,14 @@ async function stream(ctx: RequestContext, tenantId: string, query: LogsqlQuery,
         };
       });
       if (closed()) break;
+      if (recheck && Date.now() - checkedAt >= RECHECK_MS) {
+        checkedAt = Date.now();
+        try {
+          await recheck();
+        } catch {
+          break; // the session ended: so does what it opened
+        }
+      }
       // Re-read the last LAG_MS every poll: entries land in the store up to a drain window after their time,
       // and many share a millisecond, so "newer than the last one written" would skip them.
       const fromNs = maxBig(openedNs, msToNs(deps.clock.now() - LAG_MS));
