@@ -26,6 +26,7 @@ export interface ParamSpec {
   default?: string | number | boolean | string[];
   /** Allowed values, when the parameter is an enumeration (`op`: `>`, `<`, …). */
   enum?: readonly string[];
+  /** Bounds of a number; of a duration, in seconds; of a list, `max` is its length. */
   min?: number;
   max?: number;
 }
@@ -149,5 +150,11 @@ export interface DetectorKind<P = unknown> {
   queries(params: P): { logsql: string[]; promql: string[] };
   /** How much history before the window `evaluate` reads (often the spec's min_history_s, or a multiple of the window). */
   historyMs(params: P, windowMs: number): number;
+  /**
+   * What this configuration needs, when it differs from the spec's `signal` and `min_history_s` (which state the
+   * needs of the default parameters): `absence` and `error_ratio` read metrics when given PromQL (the metrics gate
+   * applies), `trace_latency` against a fixed bound needs no history. Absent: the spec's values.
+   */
+  requirements?(params: P): { signal: DetectorSignal; min_history_s: number };
   evaluate(input: EvaluateInput<P>): Promise<EvaluateResult>;
 }
