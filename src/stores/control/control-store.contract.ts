@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { ControlStoreUnavailableError, type ControlStore, type NewAccount } from './control-store.js';
 import { webAppContract } from './control-store-app.contract.js';
+import { detectorsContract } from './control-store-detectors.contract.js';
 
 export interface OpenedControlStore {
   store: ControlStore;
@@ -352,6 +353,7 @@ export function controlStoreContract(name: string, open: () => Promise<OpenedCon
     });
 
     webAppContract(s, tenantOf);
+    detectorsContract(s, tenantOf);
 
     // ── counters ──────────────────────────────────────────────────────────────────────────────────────────
 

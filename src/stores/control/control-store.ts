@@ -1,6 +1,8 @@
 // The control store's interface: accounts, tenants, API keys, daily counters and settings.
 // Implemented once in the PostgreSQL dialect (sql-control-store.ts) over PGlite or PostgreSQL;
-// main.ts picks the driver (STYLE.md habit 2). Times are unix milliseconds.
+// main.ts picks the driver (STYLE.md habit 2). Times are unix milliseconds. Detectors and alerts (DESIGN §8) are
+// declared in detector-records.ts.
+import type { DetectorStore } from './detector-records.js';
 
 export const TIERS = ['trial', 'team', 'growth', 'custom', 'trial_expired'] as const;
 export type Tier = (typeof TIERS)[number];
@@ -165,7 +167,7 @@ export class ControlStoreUnavailableError extends Error {
   }
 }
 
-export interface ControlStore {
+export interface ControlStore extends DetectorStore {
   createAccount(input: NewAccount): Promise<Account>;
   getAccount(id: string): Promise<Account | null>;
   updateAccount(id: string, patch: AccountPatch): Promise<Account | null>;

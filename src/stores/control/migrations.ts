@@ -128,6 +128,65 @@ export const MIGRATIONS: readonly Migration[] = [
       `CREATE INDEX sessions_created_idx ON sessions (created_at)`,
     ],
   },
+  {
+    version: 4,
+    name: 'detectors, their evaluation state and alerts',
+    statements: [
+      // DESIGN §8. account_id is the tenant's, stored so evaluation finds the plan without a join. Defaults are
+      // Prometheus' (for 0, keep_firing_for 0) and Alertmanager's repeat_interval (4 h).
+      `CREATE TABLE detectors (
+         id                 text PRIMARY KEY,
+         tenant_id          text NOT NULL REFERENCES tenants (id),
+         account_id         text NOT NULL REFERENCES accounts (id),
+         name               text NOT NULL,
+         kind               text NOT NULL,
+         params             jsonb NOT NULL DEFAULT '{}'::jsonb,
+         window_s           integer NOT NULL CHECK (window_s > 0),
+         interval_s         integer NOT NULL CHECK (interval_s > 0),
+         for_s              integer NOT NULL DEFAULT 0 CHECK (for_s >= 0),
+         keep_firing_for_s  integer NOT NULL DEFAULT 0 CHECK (keep_firing_for_s >= 0),
+         labels             jsonb NOT NULL DEFAULT '{}'::jsonb,
+         annotations        jsonb NOT NULL DEFAULT '{}'::jsonb,
+         channel_ids        text[] NOT NULL DEFAULT '{}',
+         repeat_interval_s  integer NOT NULL DEFAULT 14400 CHECK (repeat_interval_s > 0),
+         enabled            boolean NOT NULL DEFAULT true,
+         created_at         bigint NOT NULL,
+         updated_at         bigint NOT NULL
+       )`,
+      `CREATE INDEX detectors_tenant_idx ON detectors (tenant_id)`,
+      // Runtime state apart from the definition: a PUT and an evaluation touch different rows.
+      `CREATE TABLE detector_state (
+         detector_id      text PRIMARY KEY REFERENCES detectors (id) ON DELETE CASCADE,
+         kind_state       jsonb NOT NULL DEFAULT '{}'::jsonb,
+         last_eval_at     bigint,
+         last_error       text,
+         last_duration_ms double precision
+       )`,
+      // One row per alert (detector × label set). prior_state is what an `error` alert was before the failed
+      // evaluation (issue 9 notes: a throttled evaluation keeps the last known state, never a false resolve).
+      `CREATE TABLE alerts (
+         detector_id      text NOT NULL REFERENCES detectors (id) ON DELETE CASCADE,
+         fingerprint      text NOT NULL,
+         tenant_id        text NOT NULL,
+         state            text NOT NULL CHECK (state IN ('pending', 'firing', 'resolved', 'nodata', 'error')),
+         prior_state      text CHECK (prior_state IN ('pending', 'firing', 'resolved', 'nodata', 'inactive')),
+         labels           jsonb NOT NULL,
+         annotations      jsonb NOT NULL DEFAULT '{}'::jsonb,
+         value            double precision,
+         active_at        bigint NOT NULL,
+         fired_at         bigint,
+         ends_at          bigint,
+         last_active_at   bigint,
+         last_eval_at     bigint NOT NULL,
+         last_sent_at     bigint,
+         last_sent_status text CHECK (last_sent_status IN ('firing', 'resolved')),
+         sent_count       integer NOT NULL DEFAULT 0,
+         reason           text,
+         PRIMARY KEY (detector_id, fingerprint)
+       )`,
+      `CREATE INDEX alerts_tenant_state_idx ON alerts (tenant_id, state)`,
+    ],
+  },
 ];
 
 /** Any constant will do: it only keeps two processes opening one PostgreSQL from migrating at once. */

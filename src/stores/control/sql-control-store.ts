@@ -11,7 +11,8 @@ import {
   newId, num, one, toAccount, toDashboard, toKey, toSavedSearch, toTenant,
   type AccountRow, type DashboardRow, type KeyRow, type SavedSearchRow, type TenantRow,
 } from './sql-rows.js';
-import { SqlUsersAndSessions } from './sql-users.js';
+import { SqlDetectors, toDetector } from './sql-detectors.js';
+import type { Detector } from './detector-records.js';
 
 export { newId };
 
@@ -30,8 +31,8 @@ const wallClock: Clock = { now: () => Date.now() };
 
 const DAY_RE = /^\d{4}-\d{2}-\d{2}$/;
 
-/** Users and sessions come from the base class (sql-users.ts); everything else is here. */
-export class SqlControlStore extends SqlUsersAndSessions implements ControlStore {
+/** Users and sessions, detectors and alerts come from the base classes (sql-users.ts, sql-detectors.ts). */
+export class SqlControlStore extends SqlDetectors implements ControlStore {
   private closed = false;
 
   /** `clock` stamps created_at / revoked_at with service time (DESIGN §3 test clock); wall time by default. */
@@ -84,6 +85,14 @@ export class SqlControlStore extends SqlUsersAndSessions implements ControlStore
     return this.tx(async (tx) => {
       await tx.query('SELECT id FROM accounts WHERE id = $1 FOR UPDATE', [accountId]);
       return fn(new SqlControlStore(tx, this.clock));
+    });
+  }
+
+  async withDetectorLock<T>(id: string, fn: (store: ControlStore, detector: Detector) => Promise<T>): Promise<T | null> {
+    return this.tx(async (tx) => {
+      const rows = await tx.query<Parameters<typeof toDetector>[0]>('SELECT * FROM detectors WHERE id = $1 FOR UPDATE', [id]);
+      const row = rows[0];
+      return row ? fn(new SqlControlStore(tx, this.clock), toDetector(row)) : null;
     });
   }
 

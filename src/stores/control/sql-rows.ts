@@ -8,7 +8,7 @@ import {
 } from './control-store.js';
 
 /** `acc_…`, `ten_…`, `key_…`, …: 96 random bits, enough that ids never collide and cannot be guessed. */
-export function newId(prefix: 'acc' | 'ten' | 'key' | 'srch' | 'dash' | 'usr' | 'ses'): string {
+export function newId(prefix: 'acc' | 'ten' | 'key' | 'srch' | 'dash' | 'usr' | 'ses' | 'det'): string {
   return `${prefix}_${randomBytes(12).toString('hex')}`;
 }
 
