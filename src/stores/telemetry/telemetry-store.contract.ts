@@ -11,6 +11,7 @@ import type { Span } from '../../model/span.js';
 import type { TelemetryStore } from './telemetry-store.js';
 import { staleMarker } from '../../model/metric.js';
 import { nsToRfc3339 } from '../../model/time.js';
+import { detectorReadsContract } from './telemetry-store-detectors.contract.js';
 
 /** Opens the store kept under `key` (a fresh temp directory per test); the same key reopens the same data. */
 export type OpenStore = (key: string) => Promise<TelemetryStore>;
@@ -276,6 +277,8 @@ export function telemetryStoreContract(name: string, open: OpenStore, peek: Peek
       assert.equal((await s.getTrace('t2', span().traceId)).length, 1);
       assert.equal(await s.walPosition(), 5n, 'retention leaves the WAL position alone');
     }));
+
+    detectorReadsContract(withStore);
 
     void test('a reopened store keeps its rows and position', async () => {
       const key = await mkdtemp(join(tmpdir(), 'sightline-store-'));

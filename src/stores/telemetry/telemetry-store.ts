@@ -77,6 +77,33 @@ export interface ReplaySession {
   user: string;
 }
 
+/** Span filters of a detector's span read (DESIGN §8 `trace_latency`). */
+export interface SpanFilter {
+  service?: string;
+  name?: string;
+}
+
+/** Span durations of one (service, span name) over a range. */
+export interface SpanDurationGroup {
+  service: string;
+  name: string;
+  /** Durations in ms, ascending; a sample of at most the `limit` asked for when there are more. */
+  durationsMs: number[];
+  /** Spans in all (≥ durationsMs.length). */
+  count: number;
+  /** Spans with status ERROR. */
+  errorCount: number;
+}
+
+/**
+ * Whose oldest data to find (a detector's `min_history` check, DESIGN §8): logs or browser RUM logs matching a
+ * LogsQL filter (its pipes are ignored), any span, or samples of the named metrics (every metric when empty).
+ */
+export type OldestDataQuery =
+  | { signal: 'logs' | 'rum'; query?: LogsqlQuery }
+  | { signal: 'traces' }
+  | { signal: 'metrics'; names?: readonly string[] };
+
 /** What the WAL's drain needs of a store: the transactional write and the position it reached. */
 export interface WalTarget {
   /**
@@ -109,6 +136,11 @@ export interface TelemetryStore extends WalTarget {
   listReplays(tenantId: string, range: TimeRange, limit: number): Promise<ReplaySession[]>;
   /** The session's chunks in seq order. */
   getReplay(tenantId: string, sessionId: string): Promise<ReplayChunk[]>;
+
+  /** Spans starting in `range`, per (service, name), sorted by both (detectors, DESIGN §8). */
+  spanDurations(tenantId: string, range: TimeRange, filter: SpanFilter, limit: number): Promise<SpanDurationGroup[]>;
+  /** Unix ms of the tenant's oldest stored data of that kind; null when there is none (detectors' min_history). */
+  oldestData(tenantId: string, what: OldestDataQuery): Promise<number | null>;
 
   /** Retention: drops the tenant's rows older than `beforeNs`; returns how many rows went. */
   deleteOlderThan(tenantId: string, beforeNs: bigint): Promise<number>;

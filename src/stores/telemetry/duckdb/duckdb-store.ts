@@ -8,13 +8,15 @@ import type { FieldValue, LogEntry } from '../../../model/log-entry.js';
 import type { Span, SpanEvent, SpanLink } from '../../../model/span.js';
 import type { LogsqlQuery } from '../../../query/logsql/ast.js';
 import type {
-  Facet, FacetsOptions, HitsSeries, LogRow, ReplaySession, TelemetryStore, TimeRange, TraceFilter, TraceSummary, ValueHits,
+  Facet, FacetsOptions, HitsSeries, LogRow, OldestDataQuery, ReplaySession, SpanDurationGroup, SpanFilter, TelemetryStore,
+  TimeRange, TraceFilter, TraceSummary, ValueHits,
 } from '../telemetry-store.js';
 import { logFieldNames, logFieldValues, logHits, searchLogs, type SqlExecutor, type SqlParam } from './logsql-sql.js';
 import { logFacets, logStreamFieldNames, logStreamFieldValues } from './logsql-facets-sql.js';
 import { LOGS_TABLE_SQL, REPLAY_TABLE_SQL, SPANS_TABLE_SQL, WAL_STATE_TABLE_SQL } from './schema.js';
 import { appendReplay, listReplaySessions, replayChunks } from './replay-store.js';
 import { appendMetrics } from './metrics-store.js';
+import { oldestData, spanDurations } from './detector-reads-sql.js';
 import { withAppender } from './appender.js';
 import { DuckdbSeriesSource, METRIC_TABLES_SQL } from './samples-sql.js';
 import type { SeriesSource } from '../../../query/promql/series-source.js';
@@ -185,6 +187,14 @@ class DuckdbStore implements DuckdbTelemetryStore {
       startNs: big(r.start_ns), durationNs: big(r.duration_ns),
       spanCount: Number(big(r.span_count)), errorCount: Number(big(r.error_count)),
     }));
+  }
+
+  spanDurations(tenantId: string, range: TimeRange, filter: SpanFilter, limit: number): Promise<SpanDurationGroup[]> {
+    return spanDurations(this.reader, tenantId, range, filter, limit);
+  }
+
+  oldestData(tenantId: string, what: OldestDataQuery): Promise<number | null> {
+    return oldestData(this.reader, tenantId, what);
   }
 
   listReplays(tenantId: string, range: TimeRange, limit: number): Promise<ReplaySession[]> {

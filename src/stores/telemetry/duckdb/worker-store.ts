@@ -9,7 +9,8 @@ import type { Span } from '../../../model/span.js';
 import type { LogsqlQuery } from '../../../query/logsql/ast.js';
 import type { SeriesSource } from '../../../query/promql/series-source.js';
 import type {
-  Facet, FacetsOptions, HitsSeries, LogRow, ReplaySession, TimeRange, TraceFilter, TraceSummary, ValueHits,
+  Facet, FacetsOptions, HitsSeries, LogRow, OldestDataQuery, ReplaySession, SpanDurationGroup, SpanFilter, TimeRange,
+  TraceFilter, TraceSummary, ValueHits,
 } from '../telemetry-store.js';
 import type { CallMessage, ReplyMessage } from './worker-host.js';
 import type { DuckdbTelemetryStore } from './duckdb-store.js';
@@ -92,6 +93,12 @@ class WorkerStore implements DuckdbTelemetryStore {
   }
   findTraces(tenantId: string, filter: TraceFilter): Promise<TraceSummary[]> {
     return this.call('findTraces', [tenantId, filter]);
+  }
+  spanDurations(tenantId: string, range: TimeRange, filter: SpanFilter, limit: number): Promise<SpanDurationGroup[]> {
+    return this.call('spanDurations', [tenantId, range, filter, limit]);
+  }
+  oldestData(tenantId: string, what: OldestDataQuery): Promise<number | null> {
+    return this.call('oldestData', [tenantId, what]);
   }
   listReplays(tenantId: string, range: TimeRange, limit: number): Promise<ReplaySession[]> {
     return this.call('listReplays', [tenantId, range, limit]);
