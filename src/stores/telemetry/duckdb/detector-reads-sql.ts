@@ -37,8 +37,8 @@ export async function spanDurations(
       list(duration_ns / 1e6 ORDER BY duration_ns) FILTER (WHERE pick <= $${params.length}) AS durations
     FROM s GROUP BY service, name ORDER BY service, name`, params);
   return rows.map((r) => ({
-    service: String(r.service ?? ''),
-    name: String(r.name ?? ''),
+    service: typeof r.service === 'string' ? r.service : '',
+    name: typeof r.name === 'string' ? r.name : '',
     count: Number(r.n),
     errorCount: Number(r.errors),
     durationsMs: Array.isArray(r.durations) ? r.durations.map(Number) : [],
@@ -76,7 +76,8 @@ export async function oldestData(exec: SqlExecutor, tenantId: string, what: Olde
 
 function nsToMs(v: unknown): number | null {
   if (v === null || v === undefined) return null;
-  const ns = typeof v === 'bigint' ? v : BigInt(String(v));
+  const ns = typeof v === 'bigint' ? v : typeof v === 'number' || typeof v === 'string' ? BigInt(v) : null;
+  if (ns === null) return null;
   // Floor division, also for times before 1970.
   const ms = ns / 1_000_000n - (ns % 1_000_000n < 0n ? 1n : 0n);
   return Number(ms);
