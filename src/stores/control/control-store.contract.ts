@@ -10,6 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { ControlStoreUnavailableError, type ControlStore, type NewAccount } from './control-store.js';
 import { webAppContract } from './control-store-app.contract.js';
 import { detectorsContract } from './control-store-detectors.contract.js';
+import { notifyContract } from './control-store-notify.contract.js';
 
 export interface OpenedControlStore {
   store: ControlStore;
@@ -354,6 +355,7 @@ export function controlStoreContract(name: string, open: () => Promise<OpenedCon
 
     webAppContract(s, tenantOf);
     detectorsContract(s, tenantOf);
+    notifyContract(s, tenantOf);
 
     // ── counters ──────────────────────────────────────────────────────────────────────────────────────────
 

@@ -3,6 +3,7 @@
 // main.ts picks the driver (STYLE.md habit 2). Times are unix milliseconds. Detectors and alerts (DESIGN §8) are
 // declared in detector-records.ts.
 import type { DetectorStore } from './detector-records.js';
+import type { NotificationStore } from './notification-records.js';
 
 export const TIERS = ['trial', 'team', 'growth', 'custom', 'trial_expired'] as const;
 export type Tier = (typeof TIERS)[number];
@@ -167,7 +168,7 @@ export class ControlStoreUnavailableError extends Error {
   }
 }
 
-export interface ControlStore extends DetectorStore {
+export interface ControlStore extends DetectorStore, NotificationStore {
   createAccount(input: NewAccount): Promise<Account>;
   getAccount(id: string): Promise<Account | null>;
   updateAccount(id: string, patch: AccountPatch): Promise<Account | null>;

@@ -187,6 +187,49 @@ export const MIGRATIONS: readonly Migration[] = [
       `CREATE INDEX alerts_tenant_state_idx ON alerts (tenant_id, state)`,
     ],
   },
+  {
+    version: 5,
+    name: 'notification channels and the delivery outbox',
+    statements: [
+      // DESIGN §8 "Notifications"; notification-records.ts. send_resolved defaults to Alertmanager's (true).
+      `CREATE TABLE notification_channels (
+         id            text PRIMARY KEY,
+         tenant_id     text NOT NULL REFERENCES tenants (id),
+         account_id    text NOT NULL REFERENCES accounts (id),
+         type          text NOT NULL CHECK (type IN ('webhook', 'alertmanager', 'slack')),
+         name          text NOT NULL,
+         url           text NOT NULL,
+         headers       jsonb NOT NULL DEFAULT '{}'::jsonb,
+         send_resolved boolean NOT NULL DEFAULT true,
+         created_at    bigint NOT NULL,
+         updated_at    bigint NOT NULL
+       )`,
+      `CREATE INDEX notification_channels_tenant_idx ON notification_channels (tenant_id)`,
+      // The transactional outbox: one row per payload (one detector's notices of one evaluation) and channel,
+      // inserted in the transaction of the alert change. No foreign keys on purpose: a deleted channel or detector
+      // must not make the engine's transaction fail; the worker fails such rows with the reason.
+      `CREATE TABLE notification_outbox (
+         id                bigserial PRIMARY KEY,
+         tenant_id         text NOT NULL,
+         channel_id        text NOT NULL,
+         detector_id       text NOT NULL,
+         notices           jsonb NOT NULL,
+         interval_s        integer NOT NULL,
+         repeat_interval_s integer NOT NULL,
+         state             text NOT NULL CHECK (state IN ('pending', 'sent', 'failed')),
+         attempts          integer NOT NULL DEFAULT 0,
+         created_at        bigint NOT NULL,
+         next_attempt_at   bigint NOT NULL,
+         lease_until       bigint,
+         last_error        text,
+         done_at           bigint
+       )`,
+      // The worker's work list, and the per (channel, detector) order it keeps.
+      `CREATE INDEX notification_outbox_due_idx ON notification_outbox (next_attempt_at) WHERE state = 'pending'`,
+      `CREATE INDEX notification_outbox_order_idx ON notification_outbox (channel_id, detector_id, id) WHERE state = 'pending'`,
+      `CREATE INDEX notification_outbox_channel_idx ON notification_outbox (channel_id, id)`,
+    ],
+  },
 ];
 
 /** Any constant will do: it only keeps two processes opening one PostgreSQL from migrating at once. */

@@ -11,7 +11,8 @@ import {
   newId, num, one, toAccount, toDashboard, toKey, toSavedSearch, toTenant,
   type AccountRow, type DashboardRow, type KeyRow, type SavedSearchRow, type TenantRow,
 } from './sql-rows.js';
-import { SqlDetectors, toDetector } from './sql-detectors.js';
+import { toDetector } from './sql-detectors.js';
+import { SqlNotifications } from './sql-notifications.js';
 import type { Detector } from './detector-records.js';
 
 export { newId };
@@ -31,8 +32,11 @@ const wallClock: Clock = { now: () => Date.now() };
 
 const DAY_RE = /^\d{4}-\d{2}-\d{2}$/;
 
-/** Users and sessions, detectors and alerts come from the base classes (sql-users.ts, sql-detectors.ts). */
-export class SqlControlStore extends SqlDetectors implements ControlStore {
+/**
+ * Users and sessions, detectors and alerts, channels and the outbox come from the base classes (sql-users.ts,
+ * sql-detectors.ts, sql-notifications.ts).
+ */
+export class SqlControlStore extends SqlNotifications implements ControlStore {
   private closed = false;
 
   /** `clock` stamps created_at / revoked_at with service time (DESIGN §3 test clock); wall time by default. */
