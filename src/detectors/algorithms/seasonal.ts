@@ -6,6 +6,9 @@
 // because a mean and σ learnt over a history holding an earlier incident would widen the bands until the next one
 // passes unseen. Slots are in UTC: a local-time cycle is just as periodic in UTC (DST moves it an hour twice a year).
 //
+// The profile is read between slot centres (linear interpolation), and σ is the robust spread of the residuals
+// from it, so a steep morning ramp inside one hour neither biases the expectation nor widens the band.
+//
 // Tiers, per point, finest first: the same hour of the week once the series has a week of history and the slot holds
 // enough samples; else the same hour of the day once it has a day; else the recent past (a plain robust band over the
 // last hours), which is all a young series has. A series with too few points at all is "not enough data" and is never
@@ -63,17 +66,59 @@ function stats(values: number[], floor: (m: number) => number): SlotStats {
   return { median: m, sigma: Math.max(mad * MAD_TO_SIGMA, floor(m)), n: values.length };
 }
 
-function slotsOf(history: readonly (readonly [number, number])[], periodHours: number, floor: (m: number) => number): Map<number, SlotStats> {
-  const groups = new Map<number, number[]>();
-  for (const [t, v] of history) {
-    const slot = Math.floor(t / HOUR_MS) % periodHours;
-    const g = groups.get(slot);
-    if (g) g.push(v);
-    else groups.set(slot, [v]);
+const mod = (a: number, n: number): number => ((a % n) + n) % n;
+
+/**
+ * One season's profile: a median per hour slot, read between slot centres by linear interpolation, so that a point
+ * late in an hour on a steep morning ramp is compared with the ramp there and not with the hour's middle. σ per slot
+ * is the MAD of the residuals from that profile, so the ramp inside an hour does not widen the band either.
+ */
+class Profile {
+  private readonly slots = new Map<number, SlotStats>();
+
+  constructor(points: readonly (readonly [number, number])[], private readonly period: number, private readonly minSamples: number, floor: (m: number) => number) {
+    const groups = new Map<number, [number, number][]>();
+    for (const p of points) {
+      const slot = mod(Math.floor(p[0] / HOUR_MS), period);
+      const g = groups.get(slot);
+      if (g) g.push([p[0], p[1]]);
+      else groups.set(slot, [[p[0], p[1]]]);
+    }
+    for (const [slot, g] of groups) this.slots.set(slot, { median: median(g.map(([, v]) => v)), sigma: 0, n: g.length });
+    for (const [slot, g] of groups) {
+      const stat = this.slots.get(slot);
+      if (!stat) continue;
+      const residuals = g.map(([t, v]) => v - (this.level(t) ?? stat.median));
+      stat.sigma = Math.max(medianMad(residuals).mad * MAD_TO_SIGMA, floor(stat.median));
+    }
   }
-  const out = new Map<number, SlotStats>();
-  for (const [slot, values] of groups) out.set(slot, stats(values, floor));
-  return out;
+
+  private usable(slot: number): SlotStats | undefined {
+    const s = this.slots.get(mod(slot, this.period));
+    return s && s.n >= this.minSamples ? s : undefined;
+  }
+
+  /** The two slot centres around t and t's position between them; the own slot alone when a neighbour is missing. */
+  private around(t: number): { a: SlotStats; b: SlotStats; f: number } | undefined {
+    const x = t / HOUR_MS - 0.5;
+    const h = Math.floor(x);
+    const a = this.usable(h);
+    const b = this.usable(h + 1);
+    if (a && b) return { a, b, f: x - h };
+    const own = this.usable(Math.floor(t / HOUR_MS));
+    return own ? { a: own, b: own, f: 0 } : undefined;
+  }
+
+  private level(t: number): number | undefined {
+    const r = this.around(t);
+    return r ? r.a.median + (r.b.median - r.a.median) * r.f : undefined;
+  }
+
+  at(t: number): { expected: number; sigma: number } | undefined {
+    const r = this.around(t);
+    if (!r) return undefined;
+    return { expected: r.a.median + (r.b.median - r.a.median) * r.f, sigma: r.a.sigma + (r.b.sigma - r.a.sigma) * r.f };
+  }
 }
 
 /** The baseline learnt from `history` (points before `judgeStartMs`), or null when the series is too sparse. */
@@ -84,16 +129,15 @@ export function seasonalBaseline(
   const first = points[0];
   if (first === undefined || points.length < opts.minPoints) return null;
   const span = judgeStartMs - first[0];
-  const weekly = span >= WEEK_MS ? slotsOf(points, 168, opts.floor) : null;
-  const daily = span >= DAY_MS ? slotsOf(points, 24, opts.floor) : null;
+  const weekly = span >= WEEK_MS ? new Profile(points, 168, opts.minSlotSamples, opts.floor) : null;
+  const daily = span >= DAY_MS ? new Profile(points, 24, opts.minSlotSamples, opts.floor) : null;
   const recentValues = points.filter(([t]) => t >= judgeStartMs - opts.recentMs).map(([, v]) => v);
   const recent = recentValues.length >= Math.min(opts.minPoints, 6) ? stats(recentValues, opts.floor) : null;
   return (t) => {
-    const hour = Math.floor(t / HOUR_MS);
-    const w = weekly?.get(hour % 168);
-    if (w && w.n >= opts.minSlotSamples) return { expected: w.median, sigma: w.sigma, tier: 'hour_of_week' };
-    const d = daily?.get(hour % 24);
-    if (d && d.n >= opts.minSlotSamples) return { expected: d.median, sigma: d.sigma, tier: 'hour_of_day' };
+    const w = weekly?.at(t);
+    if (w) return { ...w, tier: 'hour_of_week' };
+    const d = daily?.at(t);
+    if (d) return { ...d, tier: 'hour_of_day' };
     if (recent) return { expected: recent.median, sigma: recent.sigma, tier: 'recent' };
     return null;
   };

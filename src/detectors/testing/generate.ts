@@ -86,3 +86,10 @@ export function pick<T>(r: () => number, items: readonly T[]): T {
   if (item === undefined) throw new RangeError('pick from an empty list');
   return item;
 }
+
+/** Log entries from counts per step: `n` entries spread evenly over each step, made by `make(time, index)`. */
+export function entriesFromCounts<T>(counts: readonly (readonly [number, number])[], stepMs: number, make: (t: number, i: number) => T): T[] {
+  const out: T[] = [];
+  for (const [t, n] of counts) for (let i = 0; i < n; i++) out.push(make(t + Math.floor((i * stepMs) / n), i));
+  return out;
+}

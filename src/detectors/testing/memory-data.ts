@@ -40,12 +40,12 @@ export class MemoryDetectorData implements DetectorData {
   private oldestSample: number | null = null;
 
   addLogs(logs: readonly MemoryLog[]): this {
-    this.logs.push(...logs);
+    for (const e of logs) this.logs.push(e);
     return this;
   }
 
   addSpans(spans: readonly MemorySpan[]): this {
-    this.spans.push(...spans);
+    for (const s of spans) this.spans.push(s);
     return this;
   }
 
