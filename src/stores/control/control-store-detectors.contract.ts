@@ -18,7 +18,7 @@ export function detectorsContract(s: () => ControlStore, tenantOf: () => Promise
   const alert = (detectorId: string, tenantId: string, over: Partial<StoredAlert> = {}): StoredAlert => ({
     detectorId, fingerprint: '0123456789abcdef', tenantId, state: 'pending', priorState: null,
     labels: { alertname: 'Errors high', service: 'api' }, annotations: { summary: '12 errors' }, value: 12.5,
-    activeAt: T0, firedAt: null, endsAt: null, lastActiveAt: T0, lastEvalAt: T0, lastSentAt: null, lastSentStatus: null,
+    activeAt: T0, firedAt: null, endsAt: null, lastActiveAt: T0, keepFiringSince: null, lastEvalAt: T0, lastSentAt: null, lastSentStatus: null,
     sentCount: 0, reason: null, ...over,
   });
 
@@ -73,7 +73,7 @@ export function detectorsContract(s: () => ControlStore, tenantOf: () => Promise
     const d = await s().createDetector(newDetector(t));
     const a = alert(d.id, t.tenantId);
     const b = alert(d.id, t.tenantId, {
-      fingerprint: 'fedcba9876543210', state: 'firing', firedAt: T0 + 60_000, lastSentAt: T0 + 60_000,
+      fingerprint: 'fedcba9876543210', state: 'firing', firedAt: T0 + 60_000, keepFiringSince: T0 + 120_000, lastSentAt: T0 + 60_000,
       lastSentStatus: 'firing', sentCount: 1, labels: { alertname: 'Errors high', service: 'web' }, value: null, lastEvalAt: T0 + 60_000,
     });
     await s().upsertAlerts([a, b]);

@@ -75,8 +75,10 @@ export interface StoredAlert {
   firedAt: number | null;
   /** When it resolved; null while active. */
   endsAt: number | null;
-  /** The last evaluation at which the condition held (keep_firing_for counts from here). */
+  /** The last evaluation at which the condition held. */
   lastActiveAt: number | null;
+  /** The first evaluation at which a firing alert's condition failed (keep_firing_for counts from here); else null. */
+  keepFiringSince: number | null;
   lastEvalAt: number;
   /** When a notice was last enqueued for it, and its status; null before the first. */
   lastSentAt: number | null;

@@ -230,6 +230,15 @@ export const MIGRATIONS: readonly Migration[] = [
       `CREATE INDEX notification_outbox_channel_idx ON notification_outbox (channel_id, id)`,
     ],
   },
+  {
+    version: 6,
+    name: 'alerts: keep_firing_for counts from the first evaluation where the condition failed',
+    statements: [
+      // Prometheus' KeepFiringSince (rules/alerting.go): a firing alert whose condition fails stays firing until
+      // keep_firing_for has passed since the first failed evaluation; null while the condition holds.
+      `ALTER TABLE alerts ADD COLUMN keep_firing_since bigint`,
+    ],
+  },
 ];
 
 /** Any constant will do: it only keeps two processes opening one PostgreSQL from migrating at once. */

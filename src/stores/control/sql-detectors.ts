@@ -23,7 +23,7 @@ interface RunStateRow {
 interface AlertRow {
   detector_id: string; fingerprint: string; tenant_id: string; state: string; prior_state: string | null;
   labels: unknown; annotations: unknown; value: unknown; active_at: unknown; fired_at: unknown; ends_at: unknown;
-  last_active_at: unknown; last_eval_at: unknown; last_sent_at: unknown; last_sent_status: string | null;
+  last_active_at: unknown; keep_firing_since: unknown; last_eval_at: unknown; last_sent_at: unknown; last_sent_status: string | null;
   sent_count: unknown; reason: string | null;
 }
 
@@ -139,24 +139,24 @@ export abstract class SqlDetectors extends SqlUsersAndSessions {
       detector_id: a.detectorId, fingerprint: a.fingerprint, tenant_id: a.tenantId, state: a.state,
       prior_state: a.priorState, labels: a.labels, annotations: a.annotations,
       value: a.value !== null && Number.isFinite(a.value) ? a.value : null, active_at: a.activeAt, fired_at: a.firedAt,
-      ends_at: a.endsAt, last_active_at: a.lastActiveAt, last_eval_at: a.lastEvalAt, last_sent_at: a.lastSentAt,
+      ends_at: a.endsAt, last_active_at: a.lastActiveAt, keep_firing_since: a.keepFiringSince, last_eval_at: a.lastEvalAt, last_sent_at: a.lastSentAt,
       last_sent_status: a.lastSentStatus, sent_count: a.sentCount, reason: a.reason,
     }));
     await this.q(
       `INSERT INTO alerts (detector_id, fingerprint, tenant_id, state, prior_state, labels, annotations, value, active_at,
-         fired_at, ends_at, last_active_at, last_eval_at, last_sent_at, last_sent_status, sent_count, reason)
+         fired_at, ends_at, last_active_at, keep_firing_since, last_eval_at, last_sent_at, last_sent_status, sent_count, reason)
        SELECT detector_id, fingerprint, tenant_id, state, prior_state, labels, annotations, value, active_at,
-         fired_at, ends_at, last_active_at, last_eval_at, last_sent_at, last_sent_status, sent_count, reason
+         fired_at, ends_at, last_active_at, keep_firing_since, last_eval_at, last_sent_at, last_sent_status, sent_count, reason
          FROM jsonb_to_recordset($1::jsonb) AS x(detector_id text, fingerprint text, tenant_id text, state text,
            prior_state text, labels jsonb, annotations jsonb, value double precision, active_at bigint, fired_at bigint,
-           ends_at bigint, last_active_at bigint, last_eval_at bigint, last_sent_at bigint, last_sent_status text,
+           ends_at bigint, last_active_at bigint, keep_firing_since bigint, last_eval_at bigint, last_sent_at bigint, last_sent_status text,
            sent_count integer, reason text)
         ORDER BY detector_id, fingerprint
        ON CONFLICT (detector_id, fingerprint) DO UPDATE SET
          tenant_id = EXCLUDED.tenant_id, state = EXCLUDED.state, prior_state = EXCLUDED.prior_state,
          labels = EXCLUDED.labels, annotations = EXCLUDED.annotations, value = EXCLUDED.value,
          active_at = EXCLUDED.active_at, fired_at = EXCLUDED.fired_at, ends_at = EXCLUDED.ends_at,
-         last_active_at = EXCLUDED.last_active_at, last_eval_at = EXCLUDED.last_eval_at,
+         last_active_at = EXCLUDED.last_active_at, keep_firing_since = EXCLUDED.keep_firing_since, last_eval_at = EXCLUDED.last_eval_at,
          last_sent_at = EXCLUDED.last_sent_at, last_sent_status = EXCLUDED.last_sent_status,
          sent_count = EXCLUDED.sent_count, reason = EXCLUDED.reason`,
       [JSON.stringify(records)],
@@ -192,6 +192,7 @@ function toAlert(r: AlertRow): StoredAlert {
     priorState: r.prior_state === null ? null : priorState(r.prior_state), labels: stringMap(r.labels),
     annotations: stringMap(r.annotations), value: numOrNull(r.value), activeAt: num(r.active_at),
     firedAt: numOrNull(r.fired_at), endsAt: numOrNull(r.ends_at), lastActiveAt: numOrNull(r.last_active_at),
+    keepFiringSince: numOrNull(r.keep_firing_since),
     lastEvalAt: num(r.last_eval_at), lastSentAt: numOrNull(r.last_sent_at),
     lastSentStatus: r.last_sent_status === 'firing' || r.last_sent_status === 'resolved' ? r.last_sent_status : null,
     sentCount: num(r.sent_count), reason: r.reason ?? null,
