@@ -1,11 +1,14 @@
 // A one-query editor on CodeMirror 6: Enter runs, Shift+Enter breaks the line, completion from the language
 // extension handed in (LogsQL fields and values, PromQL metric names). Its accessible name comes from `label`.
-import { useEffect, useRef } from 'preact/hooks';
-import { EditorState, type Extension } from '@codemirror/state';
+import { useEffect, useLayoutEffect, useRef } from 'preact/hooks';
+import { Annotation, EditorState, type Extension } from '@codemirror/state';
 import { EditorView, keymap, placeholder as placeholderExt } from '@codemirror/view';
 import { defaultKeymap, history, historyKeymap, insertNewline } from '@codemirror/commands';
 import { autocompletion, closeBrackets, closeBracketsKeymap, completionKeymap, completionStatus } from '@codemirror/autocomplete';
 import { bracketMatching } from '@codemirror/language';
+
+/** Marks a document set from the `value` prop, so that it is not echoed back through `onChange`. */
+const fromValue = Annotation.define<boolean>();
 
 export interface CodeEditorProps {
   value: string;
@@ -46,7 +49,9 @@ export function CodeEditor({ value, onChange, onRun, label, language, placeholde
         ]),
         EditorView.lineWrapping,
         EditorView.contentAttributes.of({ 'aria-label': label }),
-        EditorView.updateListener.of((u) => { if (u.docChanged) handlers.current.onChange(u.state.doc.toString()); }),
+        EditorView.updateListener.of((u) => {
+          if (u.docChanged && !u.transactions.some((t) => t.annotation(fromValue) === true)) handlers.current.onChange(u.state.doc.toString());
+        }),
         placeholderExt(placeholder ?? ''),
         language,
       ],
@@ -61,9 +66,12 @@ export function CodeEditor({ value, onChange, onRun, label, language, placeholde
     // The editor is built once; `value` changes from outside are applied below.
   }, [language, label]);
 
-  useEffect(() => {
+  // A layout effect, so `value` lands right after its render: a plain effect can run late (Preact flushes it at
+  // the next render) with a value older than what was typed since, overwrite the typing and echo it back,
+  // and fast typing then ping-pongs two values in a render loop that freezes the page.
+  useLayoutEffect(() => {
     const v = view.current;
-    if (v && v.state.doc.toString() !== value) v.dispatch({ changes: { from: 0, to: v.state.doc.length, insert: value } });
+    if (v && v.state.doc.toString() !== value) v.dispatch({ changes: { from: 0, to: v.state.doc.length, insert: value }, annotations: fromValue.of(true) });
   }, [value]);
 
   return <div class="code-editor grow" ref={box} />;
