@@ -67,7 +67,7 @@ void test('log_anomaly: a service younger than a day is judged against the recen
   const data = new MemoryDetectorData().addLogs(entriesFromCounts(young, STEP, (t) => ({ timeMs: t, msg: 'x', fields: { service: 'new' } })));
   const r = await evaluateAt(logAnomaly, { query: 'service:new', baseline: '14d' }, data, END);
   assert.equal(r.observations[0]?.active, true);
-  assert.match(r.observations[0]?.summary ?? '', /last 2 h/);
+  assert.match(r.observations[0].summary ?? '', /last 2 h/);
   const empty = await evaluateAt(logAnomaly, { query: 'service:none' }, data, END);
   assert.equal(empty.observations[0]?.nodata, true);
 });
@@ -110,5 +110,5 @@ void test('metric_anomaly: a sparse series (a sample every few hours) is not jud
     Array.from({ length: 8 }, (_, i): [number, number] => [END - 2 * DAY + i * 6 * HOUR, i === 7 ? 5000 : 300]));
   const r = await evaluateAt(metricAnomaly, { expr: 'batch_duration_seconds', baseline: '3d' }, data, END - 2 * DAY + 42 * HOUR + 6 * MIN);
   assert.equal(r.observations[0]?.active, false);
-  assert.match(r.observations[0]?.summary ?? '', /not enough history/);
+  assert.match(r.observations[0].summary ?? '', /not enough history/);
 });

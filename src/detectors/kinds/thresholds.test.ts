@@ -34,7 +34,7 @@ void test('errors by service over 50 in 5 minutes: only the service over the bou
   assert.deepEqual(activeLabels(r), ['service=api']);
   const api = r.observations.find((o) => o.labels.service === 'api');
   assert.equal(api?.value, 60);
-  assert.equal(api?.summary, 'count 60 > 50');
+  assert.equal(api.summary, 'count 60 > 50');
 });
 
 void test('a stats quantile column: p99 of a duration field per service against 300', async () => {
