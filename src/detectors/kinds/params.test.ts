@@ -21,6 +21,7 @@ const refusals: [string, Record<string, unknown>, string, RegExp][] = [
   ['log_threshold', { query: 'x', threshold: 100, recovery_threshold: 120 }, 'recovery_threshold', /must not be above the threshold 100/],
   ['log_threshold', { query: 'x', threshold: 1, group_by: ['a', 'a'] }, 'group_by', /names a twice/],
   ['log_threshold', { query: 'x', threshold: 1, group_by: [''] }, 'group_by', /list of non-empty strings/],
+  ['log_anomaly', { query: 'x', group_by: ['service', '_time'] }, 'group_by', /must not hold _time/],
   ['metric_threshold', { expr: 'rate(x[5m]' }, 'expr', /invalid PromQL: 1:11: parse error/],
   ['metric_threshold', { expr: 'http_requests_total[5m]' }, 'expr', /instant vector or scalar expression, not a range vector/],
   ['metric_threshold', { expr: 'up', op: '<' }, 'op', /needs a threshold/],

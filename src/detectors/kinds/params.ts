@@ -162,6 +162,7 @@ export class Params {
     const names = this.list(name).map(canonicalField);
     const dup = names.find((n, i) => names.indexOf(n) !== i);
     if (dup !== undefined) throw new ParamError(name, `names ${dup} twice`);
+    if (names.includes('_time')) throw new ParamError(name, 'must not hold _time: the detector\'s window is the time range');
     return names;
   }
 }
