@@ -33,6 +33,9 @@ export interface Config {
   /** Browser sessions (DESIGN §7): idle life past the last use, and the most a session lives. */
   readonly sessionIdleMs: number;
   readonly sessionMaxMs: number;
+  /** Notification delivery (DESIGN §8): the first retry's wait (doubling to 10 min), and a post's timeout. */
+  readonly notifyRetryBaseMs: number;
+  readonly notifyTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -68,6 +71,8 @@ const S = {
   vercelVerify: { flag: '--vercel-verify-token', env: 'SIGHTLINE_VERCEL_VERIFY_TOKEN' },
   sessionIdle: { flag: '--session-idle-ms', env: 'SIGHTLINE_SESSION_IDLE_MS' },
   sessionMax: { flag: '--session-max-ms', env: 'SIGHTLINE_SESSION_MAX_MS' },
+  notifyRetryBase: { flag: '--notify-retry-base-ms', env: 'SIGHTLINE_NOTIFY_RETRY_BASE_MS' },
+  notifyTimeout: { flag: '--notify-timeout-ms', env: 'SIGHTLINE_NOTIFY_TIMEOUT_MS' },
 } satisfies Record<string, Setting>;
 
 const MIB = 1024 * 1024;
@@ -143,6 +148,9 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
     // DESIGN §7: 12 h idle, 7 d at most; at least a second, at most a year.
     sessionIdleMs: int(S.sessionIdle, 12 * 3_600_000, 1000, YEAR_MS),
     sessionMaxMs: int(S.sessionMax, 7 * 86_400_000, 1000, YEAR_MS),
+    // 5 s doubling to 10 min (notify/backoff.ts); a receiver gets 10 s to answer.
+    notifyRetryBaseMs: int(S.notifyRetryBase, 5000, 10, 600_000),
+    notifyTimeoutMs: int(S.notifyTimeout, 10_000, 100, 120_000),
   };
   if (config.role === 'ingest' && config.appUpstream === undefined) {
     throw new ConfigError(name(S.appUpstream), 'required with --role ingest');

@@ -30,6 +30,7 @@ import { sweepTiers } from './lifecycle/sweep.js';
 import { RetentionJob } from './lifecycle/retention.js';
 import { bootstrapFirstAccount } from './bootstrap.js';
 import { BUILT_APP_DIR, WebAppPlane, isBrowserRoot } from './planes/web-plane.js';
+import { createNotifications } from './detectors/notify/notifications.js';
 
 const SESSION_ROWS_KEPT_MS = 30 * 86_400_000;
 
@@ -61,6 +62,8 @@ export function buildService(deps: ServiceDeps): Service {
   const queryRate = new QueryRateLimiter(clock);
   const sessionAuth = new SessionAuthority(control, clock, { idleMs: config.sessionIdleMs, maxMs: config.sessionMaxMs });
   const aiLedger = new AiLedger(metering, clock);
+  // Alert notifications (DESIGN §8): the outbox worker runs where the app plane does.
+  const notifications = createNotifications({ control, log, retryBaseMs: config.notifyRetryBaseMs, timeoutMs: config.notifyTimeoutMs });
   const sweep = () => sweepTiers(control, clock);
 
   const ingestPlane = buildIngestPlane({
@@ -79,8 +82,9 @@ export function buildService(deps: ServiceDeps): Service {
     telemetry, store: control, usage: metering, aiSpent: (account) => aiLedger.spentToday(account), refusals,
     planOf: (grant) => effectivePlan(grant.account),
     liveTail,
-    moreMetrics: () => renderWalMetrics(wal.stats()),
+    moreMetrics: () => renderWalMetrics(wal.stats()) + notifications.metrics.render(),
     registerWrites: (router) => registerWriteRoutes(router, pipeline),
+    notifySend: notifications.send,
   });
 
   // Split roles reach the other plane over HTTP (DESIGN §1); in one process the planes are called directly.
@@ -134,6 +138,7 @@ export function buildService(deps: ServiceDeps): Service {
       runSweep();
       timers.push(setInterval(runSweep, config.sweepIntervalMs));
       timers.push(retention.schedule());
+      if (config.role !== 'ingest') notifications.start();
       deps.print(`sightline listening ingest=${ingestUrl || '-'} app=${appUrl || '-'}`);
       return { ingestUrl, appUrl };
     },
@@ -145,6 +150,7 @@ export function buildService(deps: ServiceDeps): Service {
         s.close(() => resolve());
         s.closeIdleConnections();
       })));
+      await notifications.stop(); // posts in flight are aborted and their rows handed back before the store closes
       await wal.close();
       await metering.stop();
       await telemetry.close();

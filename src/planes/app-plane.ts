@@ -14,6 +14,8 @@ import { registerReplayRoutes } from '../query/replay-api.js';
 import { registerPrometheusRoutes } from '../query/prometheus-routes.js';
 import { registerSavedSearchRoutes } from '../query/saved-searches-api.js';
 import { registerDashboardRoutes } from '../query/dashboards-api.js';
+import { registerNotificationChannelRoutes } from '../query/notification-channels-api.js';
+import type { Sender } from '../detectors/notify/sender.js';
 import { registerUsersRoutes } from '../query/users-api.js';
 import { LiveTailSessions, registerTailRoutes } from '../query/tail-api.js';
 import { registerSessionRoutes } from '../query/session-api.js';
@@ -43,6 +45,8 @@ export interface AppPlaneDeps {
   moreMetrics?: () => string;
   /** Adds the metric and replay write routes (issue 5) to the same table. */
   registerWrites?: (router: Router) => void;
+  /** Posts a notification channel's test notice (detectors/notify); channels are served when given. */
+  notifySend?: Sender;
 }
 
 export function buildAppPlane(deps: AppPlaneDeps): RouterPlane {
@@ -60,6 +64,7 @@ export function buildAppPlane(deps: AppPlaneDeps): RouterPlane {
   registerPrometheusRoutes(router, tenantDeps);
   registerSavedSearchRoutes(router, tenantDeps);
   registerDashboardRoutes(router, tenantDeps);
+  if (deps.notifySend) registerNotificationChannelRoutes(router, { ...tenantDeps, send: deps.notifySend });
   registerUsersRoutes(router, tenantDeps);
   registerTailRoutes(router, { ...tenantDeps, sessions: deps.liveTail ?? new LiveTailSessions() });
   registerSessionRoutes(router, { ...deps.guard, store: deps.store });
