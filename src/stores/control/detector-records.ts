@@ -19,7 +19,7 @@ export interface Detector {
   name: string;
   /** A kind of the catalog (`log_threshold`, …). */
   kind: string;
-  /** The kind's parameters as parsed and normalized by the kind (defaults filled). */
+  /** The kind's parameters as given (checked by the kind's parseParams when saved, parsed again at each evaluation). */
   params: Record<string, unknown>;
   /** Length of the judged window `[end − window, end)`. */
   windowS: number;
