@@ -107,7 +107,10 @@ function StatsBody({ tenant, panel, range, runId, height }: BodyProps) {
 }
 
 function PromBody({ tenant, panel, range, runId, height, onZoom }: BodyProps) {
-  const reply = useReply(async (signal) => toChart((await queryRange(tenant, panel.query, range, signal)).series),
+  const reply = useReply(async (signal) => {
+    const { series, grid } = await queryRange(tenant, panel.query, range, signal);
+    return toChart(series, grid);
+  },
     [tenant, panel.query, range.start, range.end, runId]);
   const d = reply.data;
   const legend = d && d.series.length > 0 ? Math.min(44, 16 * Math.ceil(d.series.length / 3)) : 0;

@@ -31,7 +31,7 @@ const MOVES: readonly { dir: Move; glyph: string }[] = [
   { dir: 'left', glyph: '←' }, { dir: 'up', glyph: '↑' }, { dir: 'down', glyph: '↓' }, { dir: 'right', glyph: '→' },
 ];
 const SIZES: readonly { how: Resize; glyph: string }[] = [
-  { how: 'narrower', glyph: '⇤' }, { how: 'wider', glyph: '⇥' }, { how: 'shorter', glyph: '⤒' }, { how: 'taller', glyph: '⤓' },
+  { how: 'narrower', glyph: 'W−' }, { how: 'wider', glyph: 'W+' }, { how: 'shorter', glyph: 'H−' }, { how: 'taller', glyph: 'H+' },
 ];
 
 /** Where the panel's query opens on its own: Metrics for PromQL, Explore for LogsQL. */

@@ -60,8 +60,9 @@ function readPanel(v: unknown, at: string, problems: string[]): Panel | null {
   if (typeof v.title !== 'string' || v.title.length > MAX_TITLE) problems.push(`${at}.title must be a string of at most ${MAX_TITLE} characters`);
   if (!PANEL_TYPES.some((p) => p.type === v.type)) problems.push(`${at}.type must be one of ${PANEL_TYPES.map((p) => p.type).join(', ')}`);
   if (typeof v.query !== 'string' || v.query.trim() === '') problems.push(`${at}.query must be a non-empty string`);
-  if (!isInt(v.w) || v.w < MIN_W || v.w > COLUMNS) problems.push(`${at}.w must be a whole number from ${MIN_W} to ${COLUMNS}`);
-  if (!isInt(v.x) || v.x < 0 || (isInt(v.w) && v.x + v.w > COLUMNS)) problems.push(`${at}.x must be a whole number ≥ 0 with x + w ≤ ${COLUMNS}`);
+  const w = isInt(v.w) && v.w >= MIN_W && v.w <= COLUMNS ? v.w : null;
+  if (w === null) problems.push(`${at}.w must be a whole number from ${MIN_W} to ${COLUMNS}`);
+  if (!isInt(v.x) || v.x < 0 || (w !== null && v.x + w > COLUMNS)) problems.push(`${at}.x must be a whole number ≥ 0 with x + w ≤ ${COLUMNS}`);
   if (!isInt(v.y) || v.y < 0 || v.y > 10_000) problems.push(`${at}.y must be a whole number from 0 to 10000`);
   if (!isInt(v.h) || v.h < MIN_H || v.h > MAX_H) problems.push(`${at}.h must be a whole number from ${MIN_H} to ${MAX_H}`);
   if (v.display !== undefined && v.display !== 'table' && v.display !== 'bars') problems.push(`${at}.display must be "table" or "bars"`);

@@ -20,8 +20,8 @@ interface ViewProps {
 
 export function GraphView({ tenant, expr, range, runId, onZoom }: ViewProps & { onZoom: (s: number, e: number) => void }) {
   const reply = useReply(async (signal) => {
-    const { series, step } = await queryRange(tenant, expr, range, signal);
-    return { ...toChart(series), step };
+    const { series, step, grid } = await queryRange(tenant, expr, range, signal);
+    return { ...toChart(series, grid), step };
   }, [tenant, expr, range.start, range.end, runId]);
   const data: { times: number[]; series: ChartSeries[]; step: number } | null = reply.data;
   return (

@@ -46,12 +46,14 @@ export function stepSeconds(spanMs: number, points = 250): number {
 
 export interface Range { start: string; end: string }
 
-export async function queryRange(tenant: string, expr: string, range: Range, signal?: AbortSignal): Promise<{ series: RangeSeries[]; step: number }> {
-  const step = stepSeconds(Date.parse(range.end) - Date.parse(range.start));
+export async function queryRange(tenant: string, expr: string, range: Range, signal?: AbortSignal): Promise<{ series: RangeSeries[]; step: number; grid: Grid }> {
+  const startMs = Date.parse(range.start);
+  const endMs = Date.parse(range.end);
+  const step = stepSeconds(endMs - startMs);
   const data = await promGet<{ resultType: string; result: RangeSeries[] }>(tenant, 'query_range', {
     query: expr, start: range.start, end: range.end, step: String(step),
   }, signal);
-  return { series: data.result, step };
+  return { series: data.result, step, grid: { startMs, endMs, stepMs: step * 1000 } };
 }
 
 export const queryInstant = (tenant: string, expr: string, time: string, signal?: AbortSignal): Promise<InstantResult> =>
@@ -75,18 +77,25 @@ export function sampleNumber(text: string): number | null {
   return Number.isFinite(n) ? n : null;
 }
 
-/** A range reply as uPlot's aligned columns: the union of the series' timestamps, gaps as null. */
-export function toChart(series: RangeSeries[]): { times: number[]; series: ChartSeries[] } {
+/** The times a range query evaluates at: start, start + step, … up to end (unix seconds). */
+export interface Grid { startMs: number; endMs: number; stepMs: number }
+
+/**
+ * A range reply as uPlot's aligned columns, gaps as null. With the query's grid every evaluation time is a
+ * column, so the x axis spans the whole range asked for (a dashboard's panels line up), not only the data.
+ */
+export function toChart(series: RangeSeries[], grid?: Grid): { times: number[]; series: ChartSeries[] } {
   const all = new Set<number>();
-  for (const s of series) for (const [t] of s.values) all.add(t);
+  if (grid && grid.stepMs > 0) for (let t = grid.startMs; t <= grid.endMs; t += grid.stepMs) all.add(t);
+  for (const s of series) for (const [t] of s.values) all.add(Math.round(t * 1000));
   const times = [...all].sort((a, b) => a - b);
   const index = new Map(times.map((t, i) => [t, i]));
   return {
-    times,
+    times: times.map((t) => t / 1000),
     series: series.map((s) => {
       const values = new Array<number | null>(times.length).fill(null);
       for (const [t, v] of s.values) {
-        const i = index.get(t);
+        const i = index.get(Math.round(t * 1000));
         if (i !== undefined) values[i] = sampleNumber(v);
       }
       return { label: seriesName(s.metric), values };
