@@ -134,7 +134,9 @@ void describe('evaluateDetector', () => {
     const r = await evaluateDetector(deps(), det(), at + 1000);
     assert.deepEqual([r.outcome, r.resolved], ['ok', 1]);
     assert.deepEqual(notifier.statuses, ['firing', 'firing', 'resolved']);
-    assert.equal((await store().listAlerts(det().tenantId))[0]?.state, 'resolved');
+    const after = await store().listAlerts(det().tenantId);
+    assert.equal(after.find((x) => x.labels.service === 'api')?.state, 'resolved');
+    assert.equal(after.find((x) => x.labels.service === undefined)?.state, 'nodata', 'the grouped query gave no rows at all');
   });
 
   void it('a disabled or deleted detector is not evaluated', async () => {

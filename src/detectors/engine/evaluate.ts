@@ -10,7 +10,7 @@ import type { ControlStore } from '../../stores/control/control-store.js';
 import type { Detector, StoredAlert } from '../../stores/control/detector-records.js';
 import type { AlertNotice, AlertRecord, Notifier } from '../notify-model.js';
 import type { DetectorData, DetectorKind } from '../model.js';
-import { advance, type Transition } from './lifecycle.js';
+import { advance, retire, type LifecycleResult, type Transition } from './lifecycle.js';
 import { judge, rulesOf } from './judge.js';
 import type { EngineMetrics } from './metrics.js';
 
@@ -56,6 +56,30 @@ const skipped = (detectorId: string): EvaluationReport => ({
   detectorId, skipped: true, outcome: 'ok', error: null, retryAfterMs: null, firing: 0, pending: 0, resolved: 0, notices: { firing: 0, resolved: 0 }, transitions: [],
 });
 
+/** Writes the lifecycle's rows and hands its notices to the notifier, on the caller's transaction-bound store. */
+async function record(deps: Pick<EvaluatorDeps, 'notifier' | 'generatorUrl'>, tx: ControlStore, d: Detector, life: LifecycleResult): Promise<void> {
+  await tx.deleteAlerts(d.id, life.deletes);
+  await tx.upsertAlerts(life.upserts);
+  if (life.notices.length === 0) return;
+  const notices: AlertNotice[] = life.notices.map((n) => ({
+    tenantId: d.tenantId, detectorId: d.id, channelIds: d.channelIds, status: n.status,
+    alert: alertRecord(n.alert), generatorUrl: deps.generatorUrl(d, n.alert.fingerprint),
+  }));
+  await deps.notifier.enqueue(tx, notices);
+}
+
+/**
+ * A detector deleted or disabled (DESIGN §8): inside the caller's transaction (ControlStore.withDetectorLock), its
+ * firing alerts resolve with a resolved notice and the rest go (lifecycle.ts retire). Returns the notices' count.
+ */
+export async function retireDetectorAlerts(
+  deps: Pick<EvaluatorDeps, 'notifier' | 'generatorUrl'>, tx: ControlStore, d: Detector, reason: string, now: number,
+): Promise<number> {
+  const life = retire(await tx.listAlerts(d.tenantId, { detectorId: d.id }), reason, now);
+  await record(deps, tx, d, life);
+  return life.notices.length;
+}
+
 export async function evaluateDetector(deps: EvaluatorDeps, detector: Detector, atMs: number): Promise<EvaluationReport> {
   const started = deps.clock.now();
   const before = await deps.control.getDetectorRunState(detector.id);
@@ -70,15 +94,7 @@ export async function evaluateDetector(deps: EvaluatorDeps, detector: Detector, 
     if (current?.lastEvalAt != null && current.lastEvalAt >= atMs) return null;
     const existing = await tx.listAlerts(fresh.tenantId, { detectorId: fresh.id });
     const life = advance({ detectorId: fresh.id, tenantId: fresh.tenantId }, rulesOf(fresh), existing, j.outcome, atMs);
-    await tx.deleteAlerts(fresh.id, life.deletes);
-    await tx.upsertAlerts(life.upserts);
-    if (life.notices.length > 0) {
-      const notices: AlertNotice[] = life.notices.map((n) => ({
-        tenantId: fresh.tenantId, detectorId: fresh.id, channelIds: fresh.channelIds, status: n.status,
-        alert: alertRecord(n.alert), generatorUrl: deps.generatorUrl(fresh, n.alert.fingerprint),
-      }));
-      await deps.notifier.enqueue(tx, notices);
-    }
+    await record(deps, tx, fresh, life);
     const error = j.outcome.ok ? null : j.outcome.reason;
     await tx.saveDetectorRunState({
       detectorId: fresh.id, kindState: j.kindState, lastEvalAt: atMs, lastError: error, lastDurationMs: deps.clock.now() - started,

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { StoredAlert } from '../../stores/control/detector-records.js';
-import { advance, RESOLVED_KEPT_MS, type GroupVerdict, type LifecycleRules, type Outcome } from './lifecycle.js';
+import { advance, RESOLVED_KEPT_MS, retire, type GroupVerdict, type LifecycleRules, type Outcome } from './lifecycle.js';
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
@@ -141,5 +141,22 @@ void describe('alert lifecycle', () => {
     assert.ok(first);
     const resolved: StoredAlert = { ...first, state: 'resolved', endsAt: T0 };
     assert.deepEqual(advance(IDS, rules(), [resolved], { ok: true, groups: [] }, T0 + MIN), { upserts: [], deletes: [], notices: [], transitions: [] });
+  });
+
+  void it('retiring a detector resolves its firing alerts (also firing under an error) with a notice, drops the rest', () => {
+    const base = advance(IDS, rules(), [], outcome('active', 1), T0).upserts[0];
+    assert.ok(base);
+    const alerts: StoredAlert[] = [
+      base,
+      { ...base, fingerprint: 'b', state: 'error', priorState: 'firing' },
+      { ...base, fingerprint: 'c', state: 'pending', firedAt: null },
+      { ...base, fingerprint: 'd', state: 'resolved', endsAt: T0 },
+    ];
+    const r = retire(alerts, 'detector deleted', T0 + MIN);
+    assert.deepEqual(r.notices.map((n) => [n.alert.fingerprint, n.status, n.alert.state, n.alert.endsAt, n.alert.reason]), [
+      [FP, 'resolved', 'resolved', T0 + MIN, 'detector deleted'], ['b', 'resolved', 'resolved', T0 + MIN, 'detector deleted'],
+    ]);
+    assert.deepEqual(r.deletes, ['c']);
+    assert.deepEqual(r.transitions.map((t) => [t.fingerprint, t.from, t.to]), [[FP, 'firing', 'resolved'], ['b', 'error', 'resolved'], ['c', 'pending', 'inactive']]);
   });
 });

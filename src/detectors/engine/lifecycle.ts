@@ -200,3 +200,25 @@ export function advance(ids: Ids, rules: LifecycleRules, existing: readonly Stor
   }
   return out;
 }
+
+/**
+ * The detector is being deleted or disabled: its firing alerts resolve now, each with a resolved notice, so that no
+ * receiver is left holding an alert nothing will ever resolve; pending, nodata and error alerts go (an error alert
+ * that was firing underneath resolves like a firing one). Resolved alerts stay as they are.
+ */
+export function retire(existing: readonly StoredAlert[], reason: string, now: number): LifecycleResult {
+  const out: LifecycleResult = { upserts: [], deletes: [], notices: [], transitions: [] };
+  for (const a of existing) {
+    if (a.state === 'resolved') continue;
+    if (effectiveState(a) === 'firing') {
+      const next = sent({ ...a, state: 'resolved', priorState: null, endsAt: now, lastEvalAt: now, keepFiringSince: null, reason }, 'resolved', now);
+      out.upserts.push(next);
+      out.notices.push({ status: 'resolved', alert: next });
+      out.transitions.push({ fingerprint: a.fingerprint, labels: a.labels, from: a.state, to: 'resolved', atMs: now, value: a.value });
+    } else {
+      out.deletes.push(a.fingerprint);
+      out.transitions.push({ fingerprint: a.fingerprint, labels: a.labels, from: a.state, to: 'inactive', atMs: now, value: a.value });
+    }
+  }
+  return out;
+}
