@@ -83,6 +83,7 @@ describe('Metrics', { skip, timeout: 240_000 }, () => {
       const option = page.getByRole('option', { name: /web_requests/ });
       await option.waitFor();
       assert.equal(await page.getByRole('option', { name: /web_latency/ }).count(), 0, 'only names matching what is typed');
+      await page.waitForTimeout(150); // CodeMirror ignores an Enter within 75 ms of the list opening (interactionDelay)
       await page.keyboard.press('Enter'); // picks the completion
       assert.equal((await editor(page).innerText()).trim(), 'web_requests');
       await page.keyboard.press('Enter'); // runs

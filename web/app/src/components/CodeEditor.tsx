@@ -4,7 +4,9 @@ import { useEffect, useLayoutEffect, useRef } from 'preact/hooks';
 import { Annotation, EditorState, type Extension } from '@codemirror/state';
 import { EditorView, keymap, placeholder as placeholderExt } from '@codemirror/view';
 import { defaultKeymap, history, historyKeymap, insertNewline } from '@codemirror/commands';
-import { autocompletion, closeBrackets, closeBracketsKeymap, completionKeymap, completionStatus } from '@codemirror/autocomplete';
+import {
+  acceptCompletion, autocompletion, closeBrackets, closeBracketsKeymap, completionKeymap, completionStatus, currentCompletions,
+} from '@codemirror/autocomplete';
 import { bracketMatching } from '@codemirror/language';
 
 /** Marks a document set from the `value` prop, so that it is not echoed back through `onChange`. */
@@ -30,8 +32,12 @@ export function CodeEditor({ value, onChange, onRun, label, language, placeholde
   useEffect(() => {
     if (!box.current) return undefined;
     const run = (v: EditorView) => {
-      // Enter picks a completion when the list is open; otherwise it runs the query.
-      if (completionStatus(v.state) === 'active') return false;
+      // Enter picks a completion when the list is open, also while it refreshes for the next keystroke (status
+      // `pending`, which the completion keymap alone would pass on as a newline); otherwise it runs the query.
+      if (currentCompletions(v.state).length > 0 || completionStatus(v.state) === 'active') {
+        acceptCompletion(v);
+        return true;
+      }
       handlers.current.onRun(v.state.doc.toString());
       return true;
     };
