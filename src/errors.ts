@@ -10,7 +10,9 @@ export type RefusalReason =
   | 'trial_expired' | 'wal_full' | 'backpressure' | 'feature_disabled' | 'ceiling' | 'ai_quota'
   | 'query_rate' | 'internal'
   // Sign-in and browser sessions (DESIGN §7).
-  | 'session_expired' | 'sign_in_failed' | 'sign_in_throttled' | 'role' | 'cross_site';
+  | 'session_expired' | 'sign_in_failed' | 'sign_in_throttled' | 'role' | 'cross_site'
+  // Detectors (DESIGN §8): a detector its signal, history, query or parameters do not allow.
+  | 'ineligible';
 
 export class ServiceError extends Error {
   constructor(
@@ -93,6 +95,9 @@ export const errors = {
   projectLimit: () => err(403, 'forbidden', 'Project limit reached', 'ceiling'),
   ceilingReached: (thing: string, limit: number) => err(403, 'forbidden', `${thing} limit reached (${limit})`, 'ceiling'),
   aiNotAvailable: () => err(403, 'forbidden', 'AI features are not available on your plan', 'feature_disabled'),
+
+  // Detectors (DESIGN §8): 422 with a detail that names the failing condition (and, for history, when it is met).
+  unprocessable: (detail: string) => err(422, 'unprocessable', detail, 'ineligible'),
 
   internal: () => err(500, 'internal', 'Internal error', 'internal'),
 } as const;
