@@ -17,6 +17,14 @@ describe('config', () => {
     assert.equal(c.testClock, false);
     assert.equal(c.sessionIdleMs, 12 * 3_600_000, 'DESIGN §7: 12 h idle');
     assert.equal(c.sessionMaxMs, 7 * 86_400_000, 'DESIGN §7: 7 d at most');
+    assert.equal(c.evalIntervalMs, 60_000, 'DESIGN §8: detectors every minute');
+  });
+
+  it('reads the evaluation interval; 0 turns the schedule off; below a second is refused by name', () => {
+    assert.equal(loadConfig([], { SIGHTLINE_EVAL_INTERVAL_MS: '15000' }).evalIntervalMs, 15_000);
+    assert.equal(loadConfig(['--eval-interval-ms=0'], {}).evalIntervalMs, 0);
+    assert.throws(() => loadConfig([], { SIGHTLINE_EVAL_INTERVAL_MS: '500' }), /SIGHTLINE_EVAL_INTERVAL_MS/);
+    assert.throws(() => loadConfig([], { SIGHTLINE_EVAL_INTERVAL_MS: '1m' }), /SIGHTLINE_EVAL_INTERVAL_MS/);
   });
 
   it('reads the session ages from flags and environment, and refuses bad ones by name', () => {

@@ -36,6 +36,8 @@ export interface Config {
   /** Notification delivery (DESIGN §8): the first retry's wait (doubling to 10 min), and a post's timeout. */
   readonly notifyRetryBaseMs: number;
   readonly notifyTimeoutMs: number;
+  /** Detectors (DESIGN §8): how often they are evaluated on service time; 0 = only POST /admin/v1/detectors/evaluate. */
+  readonly evalIntervalMs: number;
 }
 
 export class ConfigError extends Error {
@@ -73,6 +75,7 @@ const S = {
   sessionMax: { flag: '--session-max-ms', env: 'SIGHTLINE_SESSION_MAX_MS' },
   notifyRetryBase: { flag: '--notify-retry-base-ms', env: 'SIGHTLINE_NOTIFY_RETRY_BASE_MS' },
   notifyTimeout: { flag: '--notify-timeout-ms', env: 'SIGHTLINE_NOTIFY_TIMEOUT_MS' },
+  evalInterval: { flag: '--eval-interval-ms', env: 'SIGHTLINE_EVAL_INTERVAL_MS' },
 } satisfies Record<string, Setting>;
 
 const MIB = 1024 * 1024;
@@ -151,7 +154,13 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
     // 5 s doubling to 10 min (notify/backoff.ts); a receiver gets 10 s to answer.
     notifyRetryBaseMs: int(S.notifyRetryBase, 5000, 10, 600_000),
     notifyTimeoutMs: int(S.notifyTimeout, 10_000, 100, 120_000),
+    // DESIGN §8: every minute by default; 0 turns the schedule off (an instance that must not evaluate, or tests that
+    // drive every pass themselves); otherwise at least a second, at most a day.
+    evalIntervalMs: int(S.evalInterval, 60_000, 0, 86_400_000),
   };
+  if (config.evalIntervalMs > 0 && config.evalIntervalMs < 1000) {
+    throw new ConfigError(name(S.evalInterval), `expected 0 (off) or 1000…86400000, got ${config.evalIntervalMs}`);
+  }
   if (config.role === 'ingest' && config.appUpstream === undefined) {
     throw new ConfigError(name(S.appUpstream), 'required with --role ingest');
   }
