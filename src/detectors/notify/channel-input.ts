@@ -15,6 +15,8 @@ const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /** Set by the sender or by HTTP itself. */
 const RESERVED_HEADERS = new Set(['content-type', 'content-length', 'host', 'transfer-encoding', 'connection', 'user-agent']);
 const FIELDS = new Set(['type', 'name', 'url', 'headers', 'send_resolved']);
+/** Shown by GET and ignored when sent back, so a GET body can be PUT as it is. */
+const READ_ONLY = new Set(['id', 'tenant_id', 'created_at', 'updated_at', 'last_delivery']);
 
 function channelType(v: unknown): ChannelType {
   const t = CHANNEL_TYPES.find((x) => x === v);
@@ -65,7 +67,7 @@ function sendResolved(v: unknown): boolean {
 }
 
 function noUnknownFields(body: Record<string, unknown>): void {
-  const unknown = Object.keys(body).filter((k) => !FIELDS.has(k));
+  const unknown = Object.keys(body).filter((k) => !FIELDS.has(k) && !READ_ONLY.has(k));
   if (unknown.length > 0) throw errors.badRequest(`unknown field(s): ${unknown.join(', ')} (a channel has ${[...FIELDS].join(', ')})`);
 }
 
