@@ -90,10 +90,10 @@ describe('Explore', { skip }, () => {
       await fields.getByRole('button', { name: /pod-1/ }).click();
       await page.waitForURL(/host%3Apod-1/);
       await rowsBecome(page, 15);
-      await runQuery(page, 'service:( broken');
+      await runQuery(page, '* | nosuchpipe 1');
       const alert = page.getByRole('alert');
       await alert.waitFor();
-      assert.match(await alert.innerText(), /^400 /);
+      assert.match(await alert.innerText(), /^400\s+invalid query: unknown pipe 'nosuchpipe' at position 4/);
       await screenshot(page, 'explore-error');
     } finally {
       await context.close();

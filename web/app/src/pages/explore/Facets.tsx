@@ -1,7 +1,7 @@
 // The fields of the matching entries with their top values (the `facets` API); a click adds `field:value` to
 // the query, Alt+click excludes it.
 import { useEffect, useState } from 'preact/hooks';
-import { facets, type FacetsReply, type Range } from './explore-api';
+import { facets, isQueryError, type FacetsReply, type Range } from './explore-api';
 import { quoteValue } from '../../lib/logsql-lang';
 import { ErrorNote } from '../../components/ErrorNote';
 
@@ -18,7 +18,7 @@ export function Facets({ tenant, query, range, runId, onPick }: { tenant: string
   return (
     <aside class="facets" aria-label="Fields">
       <h3>Fields</h3>
-      <ErrorNote error={error} />
+      {!isQueryError(error) && <ErrorNote error={error} />}
       {!reply && error === '' && <div class="progress" role="progressbar" aria-label="Loading fields" />}
       {reply?.facets.length === 0 && <div class="muted">No fields in this range.</div>}
       {reply?.facets.map((f) => {

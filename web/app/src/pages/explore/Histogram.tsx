@@ -2,6 +2,7 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { TimeChart, type ChartSeries } from '../../components/TimeChart';
 import { ErrorNote } from '../../components/ErrorNote';
+import { isQueryError } from './explore-api';
 import { logHits, stepFor, stepMs, type Range } from './explore-api';
 
 export function Histogram({ tenant, query, range, runId, onZoom }: { tenant: string; query: string; range: Range; runId: number; onZoom: (s: number, e: number) => void }) {
@@ -35,6 +36,8 @@ export function Histogram({ tenant, query, range, runId, onZoom }: { tenant: str
   const chart = useMemo(() => data && (
     <TimeChart times={data.times} series={data.series} kind="bars" height={110} label="Hits over time" onZoom={onZoom} legend={false} />
   ), [data, onZoom]);
+  // A bad query is already shown above the results, with its position; say it once.
+  if (isQueryError(error)) return null;
   if (error !== '') return <ErrorNote error={error} />;
   return (
     <div class="histogram card" style={{ padding: '4px 8px' }}>

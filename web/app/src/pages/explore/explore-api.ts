@@ -1,5 +1,5 @@
 // What Explore asks of the tenant's LogsQL API (DESIGN §4; VictoriaLogs-compatible shapes).
-import { getJson, getNdjson, tenantPath } from '../../lib/api';
+import { ApiError, getJson, getNdjson, tenantPath } from '../../lib/api';
 
 export type LogRow = Record<string, unknown>;
 
@@ -63,3 +63,6 @@ export function levelClass(level: string): string {
 }
 
 export const textOf = (v: unknown): string => (typeof v === 'string' ? v : v === undefined || v === null ? '' : JSON.stringify(v));
+
+/** A 400 from the query API: the query itself is wrong (the results area shows it, with its position). */
+export const isQueryError = (e: unknown): boolean => e instanceof ApiError && e.status === 400;
