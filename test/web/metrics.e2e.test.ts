@@ -69,6 +69,11 @@ async function runQuery(page: Page, expr: string): Promise<void> {
 describe('Metrics', { skip, timeout: 240_000 }, () => {
   test('metric names, completion of a name, graph with an isolating legend, instant table, URL state', async () => {
     const { context, page } = await signedIn(world, member, 'metrics?start=now-1h&end=now');
+    // Every Prometheus API request of the page (its own and the completion's) goes same-origin with the header.
+    const promRequests: { url: string; header: string | undefined }[] = [];
+    page.on('request', (r) => {
+      if (r.url().includes('/prometheus/api/v1/')) promRequests.push({ url: r.url(), header: r.headers()['x-requested-with'] });
+    });
     try {
       await useTheme(page, 'dark');
       // With no expression: the tenant's metric names, one click from a graph.
@@ -88,6 +93,13 @@ describe('Metrics', { skip, timeout: 240_000 }, () => {
       assert.equal((await editor(page).innerText()).trim(), 'web_requests');
       await page.keyboard.press('Enter'); // runs
       await page.waitForURL(/expr=web_requests/);
+      const completion = promRequests.filter((r) => !/\/(query|query_range)\?/.test(r.url));
+      // The picker reads label/__name__/values; only the editor's completion reads metadata.
+      assert.ok(completion.some((r) => r.url.includes('/prometheus/api/v1/metadata')), JSON.stringify(promRequests));
+      for (const r of promRequests) {
+        assert.ok(r.url.startsWith(`${world.svc.app}/api/v1/tenants/${world.account.tenantId}/prometheus/api/v1/`), r.url);
+        assert.equal(r.header, 'sightline', r.url);
+      }
 
       // The graph: two series, each in the legend with its labels and last value.
       const status = page.getByRole('status').filter({ hasText: /series · step/ });
