@@ -31,6 +31,8 @@ import { RetentionJob } from './lifecycle/retention.js';
 import { bootstrapFirstAccount } from './bootstrap.js';
 import { BUILT_APP_DIR, WebAppPlane, isBrowserRoot } from './planes/web-plane.js';
 import { createNotifications } from './detectors/notify/notifications.js';
+import { DetectorEngine } from './detectors/engine/engine.js';
+import { KINDS, catalog } from './detectors/kinds/index.js';
 
 const SESSION_ROWS_KEPT_MS = 30 * 86_400_000;
 
@@ -64,6 +66,18 @@ export function buildService(deps: ServiceDeps): Service {
   const aiLedger = new AiLedger(metering, clock);
   // Alert notifications (DESIGN §8): the outbox worker runs where the app plane does.
   const notifications = createNotifications({ control, log, retryBaseMs: config.notifyRetryBaseMs, timeoutMs: config.notifyTimeoutMs });
+  // Detectors (DESIGN §8): evaluated on service time whatever the tier, each query taken from the tenant's query rate
+  // — the same limiter as the tenant API's (spec "Plans": alert evaluation is a read bounded by the query rate).
+  let appBaseUrl = '';
+  const detectorEngine = new DetectorEngine({
+    control, telemetry, kinds: KINDS, notifier: notifications.notifier, clock, intervalMs: config.evalIntervalMs, log,
+    appUrl: () => appBaseUrl,
+    queryRate: (tenantId, account) => {
+      const limitPerMin = effectivePlan(account).queryRatePerMin;
+      const verdict = queryRate.admit(tenantId, limitPerMin);
+      return verdict.ok ? verdict : { ok: false, retryAfterS: verdict.retryAfter, limitPerMin };
+    },
+  });
   const sweep = () => sweepTiers(control, clock);
 
   const ingestPlane = buildIngestPlane({
@@ -82,9 +96,10 @@ export function buildService(deps: ServiceDeps): Service {
     telemetry, store: control, usage: metering, aiSpent: (account) => aiLedger.spentToday(account), refusals,
     planOf: (grant) => effectivePlan(grant.account),
     liveTail,
-    moreMetrics: () => renderWalMetrics(wal.stats()) + notifications.metrics.render(),
+    moreMetrics: () => renderWalMetrics(wal.stats()) + notifications.metrics.render() + detectorEngine.metrics.render(),
     registerWrites: (router) => registerWriteRoutes(router, pipeline),
     notifySend: notifications.send,
+    detectors: { kinds: KINDS, catalog, engine: detectorEngine, evalIntervalMs: config.evalIntervalMs },
   });
 
   // Split roles reach the other plane over HTTP (DESIGN §1); in one process the planes are called directly.
@@ -139,6 +154,8 @@ export function buildService(deps: ServiceDeps): Service {
       timers.push(setInterval(runSweep, config.sweepIntervalMs));
       timers.push(retention.schedule());
       if (config.role !== 'ingest') notifications.start();
+      appBaseUrl = appUrl;
+      if (config.role !== 'ingest') detectorEngine.start();
       deps.print(`sightline listening ingest=${ingestUrl || '-'} app=${appUrl || '-'}`);
       return { ingestUrl, appUrl };
     },
@@ -150,6 +167,7 @@ export function buildService(deps: ServiceDeps): Service {
         s.close(() => resolve());
         s.closeIdleConnections();
       })));
+      await detectorEngine.stop(); // evaluations in flight commit (with their notices) before delivery stops
       await notifications.stop(); // posts in flight are aborted and their rows handed back before the store closes
       await wal.close();
       await metering.stop();

@@ -16,6 +16,7 @@ import { registerSavedSearchRoutes } from '../query/saved-searches-api.js';
 import { registerDashboardRoutes } from '../query/dashboards-api.js';
 import { registerNotificationChannelRoutes } from '../query/notification-channels-api.js';
 import type { Sender } from '../detectors/notify/sender.js';
+import { registerDetectorRoutes, type DetectorServices } from '../detectors/api/detectors-api.js';
 import { registerUsersRoutes } from '../query/users-api.js';
 import { LiveTailSessions, registerTailRoutes } from '../query/tail-api.js';
 import { registerSessionRoutes } from '../query/session-api.js';
@@ -47,6 +48,8 @@ export interface AppPlaneDeps {
   registerWrites?: (router: Router) => void;
   /** Posts a notification channel's test notice (detectors/notify); channels are served when given. */
   notifySend?: Sender;
+  /** Detectors and alerts (DESIGN §8): the catalog, the tenant routes and POST /admin/v1/detectors/evaluate. */
+  detectors?: DetectorServices;
 }
 
 export function buildAppPlane(deps: AppPlaneDeps): RouterPlane {
@@ -65,6 +68,7 @@ export function buildAppPlane(deps: AppPlaneDeps): RouterPlane {
   registerSavedSearchRoutes(router, tenantDeps);
   registerDashboardRoutes(router, tenantDeps);
   if (deps.notifySend) registerNotificationChannelRoutes(router, { ...tenantDeps, send: deps.notifySend });
+  if (deps.detectors) registerDetectorRoutes(router, { ...tenantDeps, detectors: deps.detectors, adminToken: deps.admin.adminToken });
   registerUsersRoutes(router, tenantDeps);
   registerTailRoutes(router, { ...tenantDeps, sessions: deps.liveTail ?? new LiveTailSessions() });
   registerSessionRoutes(router, { ...deps.guard, store: deps.store });

@@ -86,7 +86,7 @@ export async function evaluateDetector(deps: EvaluatorDeps, detector: Detector, 
   if (before?.lastEvalAt != null && before.lastEvalAt >= atMs) return skipped(detector.id);
   const data = await deps.dataFor(detector);
   const j = await judge(detector, deps.kinds.get(detector.kind), data, before?.kindState ?? {}, atMs);
-  const outcome = j.deferredMs !== undefined ? 'deferred' : j.outcome.ok ? 'ok' : 'error';
+  const outcome = j.deferred !== undefined ? 'deferred' : j.outcome.ok ? 'ok' : 'error';
 
   const report = await deps.control.withDetectorLock(detector.id, async (tx, fresh) => {
     if (!fresh.enabled) return null;
@@ -104,7 +104,7 @@ export async function evaluateDetector(deps: EvaluatorDeps, detector: Detector, 
     for (const a of life.upserts) after.set(a.fingerprint, a);
     const states = [...after.values()].map((a) => a.state);
     return {
-      detectorId: fresh.id, skipped: false, outcome, error, retryAfterMs: j.deferredMs ?? null,
+      detectorId: fresh.id, skipped: false, outcome, error, retryAfterMs: j.deferred === undefined ? null : j.deferred.retryAfterS * 1000,
       firing: states.filter((s) => s === 'firing').length, pending: states.filter((s) => s === 'pending').length,
       resolved: life.transitions.filter((t) => t.to === 'resolved').length,
       notices: {

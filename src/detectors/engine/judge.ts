@@ -19,8 +19,8 @@ export interface Judgement {
   outcome: Outcome;
   /** The kind's state to keep (unchanged when the evaluation failed or the kind returned none). */
   kindState: KindState;
-  /** Set when the query rate was spent: when to try again. */
-  deferredMs?: number;
+  /** Set when the query rate was spent (it says when to try again). */
+  deferred?: EvaluationDeferred;
   window: Window;
 }
 
@@ -66,7 +66,7 @@ export async function judge(
     const result = await kind.evaluate({ params, window, history, data, state: kindState });
     return { outcome: { ok: true, groups: result.observations.map((o) => verdictOf(d, o)) }, kindState: result.state ?? kindState, window };
   } catch (e) {
-    if (e instanceof EvaluationDeferred) return { outcome: failedOutcome(d, e.message), kindState, deferredMs: e.retryAfterS * 1000, window };
+    if (e instanceof EvaluationDeferred) return { outcome: failedOutcome(d, e.message), kindState, deferred: e, window };
     const why = e instanceof Error ? e.message : String(e);
     return { outcome: failedOutcome(d, `evaluation failed: ${why}`), kindState, window };
   }
