@@ -7,8 +7,8 @@
 // so every pass is one the test asks for.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { call, newAccount, startService, type RunningService, type TestAccount } from './support/service.js';
-import { ingest, obj, show, waitForRows } from './support/load.js';
+import { admin, call, newAccount, startService, type RunningService, type TestAccount } from './support/service.js';
+import { ingest, newKey, obj, show, waitForRows } from './support/load.js';
 import {
   alertsOf, clockTo, createDetector, detectorApi, evaluate, expectIneligible, logsAt, MIN, type AlertJson,
 } from './support/detectors.js';
@@ -145,4 +145,141 @@ void describe('eligibility: 422 naming the condition', () => {
     await clockTo(svc, oldest + 86_400_000);
     assert.equal((await detectorApi(svc, acct, 'POST', '/detectors', body)).status, 201, 'met at the time it said');
   });
+});
+
+/** A log_threshold detector over 30 "payment failed" entries of service api in [t − 3 min, t), `for` 0. */
+async function firingSetup(acct: TestAccount, t: number, over: Record<string, unknown> = {}): Promise<{ id: string }> {
+  const logs = logsAt(30, t - 3 * MIN, 3 * MIN, { _msg: 'payment failed', service: 'api' });
+  assert.equal((await ingest(svc.ingest, acct.key, JSON.stringify(logs))).status, 200);
+  await waitForRows(svc, acct.tenantId, acct.key, 'failed', 30, 10_000, '&limit=1000');
+  return createDetector(svc, acct, { name: 'Payments failing', kind: 'log_threshold', params: { query: 'failed', group_by: ['service'], threshold: 10 }, ...over });
+}
+
+void describe('detectors API', () => {
+  test('list, get, update, disable (its firing alert resolves with a notice), delete; read keys read, other tenants see nothing', async () => {
+    const t = await clockTo(svc, nextBase());
+    const acct = await account();
+    const d = await firingSetup(acct, t);
+    await clockTo(svc, t + 10_000);
+    assert.equal((await evaluate(svc, acct.tenantId)).firing, 1);
+
+    const reader = await newKey(svc, acct.tenantId, ['read']);
+    const listed = await detectorApi(svc, acct, 'GET', '/detectors', undefined, reader.key);
+    assert.deepEqual((obj(listed).detectors as { id: string }[]).map((x) => x.id), [d.id]);
+    const refused = await detectorApi(svc, acct, 'POST', '/detectors', { name: 'x', kind: 'log_threshold', params: { query: '*', threshold: 1 } }, reader.key);
+    assert.equal(refused.status, 403, show(refused));
+    assert.match(String(obj(refused).detail), /scope: admin/);
+    assert.equal((await detectorApi(svc, acct, 'DELETE', `/detectors/${d.id}`, undefined, reader.key)).status, 403);
+    const other = await account();
+    assert.equal((await detectorApi(svc, other, 'GET', `/detectors/${d.id}`)).status, 404, 'another tenant\'s detector is not found');
+    assert.equal((await call(`${svc.app}/api/v1/tenants/${acct.tenantId}/detectors`, { headers: { 'X-API-Key': other.key } })).status, 403);
+    const noChannel = await detectorApi(svc, acct, 'PUT', `/detectors/${d.id}`, { channel_ids: ['chan_nope'] });
+    assert.equal(noChannel.status, 400, show(noChannel));
+
+    const renamed = await detectorApi(svc, acct, 'PUT', `/detectors/${d.id}`, { name: 'Payments failing (api)', for_s: '2m', keep_firing_for_s: 60 });
+    assert.equal(renamed.status, 200, show(renamed));
+    assert.deepEqual(Object.fromEntries(['name', 'for_s', 'keep_firing_for_s', 'window_s', 'repeat_interval_s', 'enabled']
+      .map((k) => [k, (obj(renamed).detector as Record<string, unknown>)[k]])),
+    { name: 'Payments failing (api)', for_s: 120, keep_firing_for_s: 60, window_s: 300, repeat_interval_s: 14_400, enabled: true });
+    const disabled = await detectorApi(svc, acct, 'PUT', `/detectors/${d.id}`, { enabled: false });
+    assert.equal(disabled.status, 200, show(disabled));
+    const [after] = await alertsOf(svc, acct);
+    assert.deepEqual([after?.state, after?.reason, after?.notified_count, after?.last_notified_status], ['resolved', 'detector disabled', 2, 'resolved']);
+    assert.equal((await evaluate(svc, acct.tenantId)).evaluated, 0, 'a disabled detector is not evaluated');
+
+    assert.equal((await detectorApi(svc, acct, 'DELETE', `/detectors/${d.id}`)).status, 204);
+    assert.equal((await detectorApi(svc, acct, 'GET', `/detectors/${d.id}`)).status, 404);
+    assert.deepEqual(await alertsOf(svc, acct), []);
+    assert.equal((await detectorApi(svc, acct, 'GET', '/alerts?state=burning')).status, 400);
+  });
+
+  test('preview: what a stored or an unsaved detector would have fired on past data, nothing recorded', async () => {
+    const t = await clockTo(svc, nextBase());
+    const acct = await account();
+    const d = await firingSetup(acct, t - 60 * MIN, { for_s: 60 });
+    await clockTo(svc, t);
+    const q = new URLSearchParams({ start: new Date(t - 90 * MIN).toISOString(), end: new Date(t - 30 * MIN).toISOString(), step: '60' });
+    const r = await detectorApi(svc, acct, 'GET', `/detectors/${d.id}/preview?${q.toString()}`);
+    assert.equal(r.status, 200, show(r));
+    const p = obj(r) as { evaluations: number; queries: number; firing: { labels: Record<string, string>; starts_at: string; ends_at: string | null }[]; transitions: { from: string; to: string }[] };
+    assert.equal(p.evaluations, 61);
+    assert.equal(p.queries, 61);
+    assert.equal(p.firing.length, 1);
+    assert.equal(p.firing[0]?.labels.service, 'api');
+    assert.deepEqual(p.transitions.map((x) => `${x.from}→${x.to}`).filter((x) => !x.includes('nodata')), ['inactive→pending', 'pending→firing', 'firing→resolved']);
+    assert.deepEqual(await alertsOf(svc, acct), [], 'a preview records nothing');
+    const unsaved = await detectorApi(svc, acct, 'POST', '/detectors/preview', {
+      name: 'draft', kind: 'log_threshold', params: { query: 'failed', threshold: 100 }, start: q.get('start'), end: q.get('end'), step: 300,
+    });
+    assert.equal(unsaved.status, 200, show(unsaved));
+    assert.deepEqual([obj(unsaved).evaluations, (obj(unsaved).firing as unknown[]).length], [13, 0]);
+    const tooMany = await detectorApi(svc, acct, 'GET', `/detectors/${d.id}/preview?start=${(t - 30 * 86_400_000) / 1000}&end=${t / 1000}&step=60`);
+    assert.equal(tooMany.status, 400, show(tooMany));
+  });
+});
+
+void describe('plans', () => {
+  test('trial_expired: detectors keep evaluating on existing data and alerts keep firing', async () => {
+    const t = await clockTo(svc, nextBase());
+    const acct = await account();
+    await firingSetup(acct, t);
+    const patched = await admin(svc, 'PATCH', `/admin/v1/accounts/${acct.accountId}`, { tier: 'trial_expired' });
+    assert.equal((obj(patched).account as { tier: string }).tier, 'trial_expired');
+    await clockTo(svc, t + 10_000);
+    assert.deepEqual(await evaluate(svc, acct.tenantId), { evaluated: 1, firing: 1, resolved: 0, pending: 0, errors: 0, deferred: 0 });
+    const [a] = await alertsOf(svc, acct, 'firing');
+    assert.equal(a?.notified_count, 1, 'and it is notified');
+    assert.equal((await detectorApi(svc, acct, 'POST', '/detectors', { name: 'more', kind: 'log_threshold', params: { query: '*', threshold: 1 } })).status, 201,
+      'the catalog is not gated by plan');
+  });
+
+  test('a spent query rate defers evaluation: the alert shows error with the reason, keeps firing underneath, is re-sent, never resolved', async () => {
+    const t = await clockTo(svc, nextBase());
+    const acct = await account({ tier: 'team', limits: { query_rate_per_min: 30 } });
+    const d = await firingSetup(acct, t, { repeat_interval_s: 3600, window_s: 7200 });
+    // A minute on, the reads of the setup have left the rolling window of the rate.
+    await clockTo(svc, t + 70_000);
+    assert.equal((await evaluate(svc, acct.tenantId)).firing, 1);
+    const spend = async (): Promise<void> => {
+      for (let i = 0; i < 60; i++) if ((await detectorApi(svc, acct, 'GET', '/detectors')).status === 429) return;
+      assert.fail('the query rate never ran out');
+    };
+    await clockTo(svc, t + 3 * MIN);
+    await spend();
+    assert.deepEqual(await evaluate(svc, acct.tenantId), { evaluated: 1, firing: 0, resolved: 0, pending: 0, errors: 0, deferred: 1 });
+    // Reading needs the rate too: a minute later it has room again (and no evaluation ran in between).
+    await clockTo(svc, t + 4 * MIN + 1000);
+    let [a] = await alertsOf(svc, acct);
+    assert.deepEqual([a?.state, a?.prior_state, a?.ends_at, a?.notified_count], ['error', 'firing', null, 1]);
+    assert.match(String(a?.reason), /evaluation deferred: the tenant's query rate \(30\/min\) is spent; next try in \d+ s/);
+    const status = (obj(await detectorApi(svc, acct, 'GET', `/detectors/${d.id}`)).detector as { status: { health: string; last_error: string } }).status;
+    assert.deepEqual([status.health, /query rate/.test(status.last_error)], ['error', true]);
+
+    // An hour on, still throttled: the last known state (firing) is re-sent per repeat_interval.
+    await clockTo(svc, t + 70_000 + 60 * MIN);
+    await spend();
+    assert.equal((await evaluate(svc, acct.tenantId)).deferred, 1);
+    await clockTo(svc, t + 70_000 + 61 * MIN + 1000);
+    [a] = await alertsOf(svc, acct);
+    assert.deepEqual([a?.state, a?.notified_count, a?.last_notified_status, a?.last_notified_at], ['error', 2, 'firing', new Date(t + 70_000 + 60 * MIN).toISOString()]);
+
+    // The rate frees up: the evaluation runs, and the alert is firing as it was, from when it started.
+    await clockTo(svc, t + 70_000 + 63 * MIN);
+    assert.equal((await evaluate(svc, acct.tenantId)).firing, 1);
+    [a] = await alertsOf(svc, acct);
+    assert.deepEqual([a?.state, a?.starts_at, a?.notified_count, a?.reason], ['firing', new Date(t + 70_000).toISOString(), 2, null]);
+  });
+});
+
+test('/metrics counts evaluations by outcome, their duration, failures and notices', async () => {
+  const r = await admin(svc, 'GET', '/metrics');
+  assert.equal(r.status, 200);
+  const value = (name: string): number => Number(new RegExp(`^${name.replace(/[{}"]/g, (c) => `\\${c}`)} (\\S+)$`, 'm').exec(r.text)?.[1] ?? NaN);
+  assert.ok(value('sightline_detector_evaluations_total{outcome="ok"}') > 0, r.text);
+  assert.ok(value('sightline_detector_evaluations_total{outcome="deferred"}') >= 2);
+  assert.equal(value('sightline_detector_evaluation_failures_total{reason="query_rate"}'), value('sightline_detector_evaluations_total{outcome="deferred"}'));
+  assert.ok(value('sightline_detector_evaluation_duration_seconds_count') > 0);
+  assert.ok(value('sightline_alert_notices_enqueued_total{status="firing"}') > 0);
+  assert.ok(value('sightline_alert_notices_enqueued_total{status="resolved"}') > 0);
+  assert.ok(value('sightline_detector_last_pass_seconds') >= 0);
 });

@@ -87,8 +87,10 @@ export class DetectorEngine {
   }
 
   /** Inside the caller's detector transaction: resolve the detector's firing alerts (with notices), drop the rest. */
-  retireAlerts(tx: ControlStore, d: Detector, reason: string): Promise<number> {
-    return retireDetectorAlerts(this.deps, tx, d, reason, this.o.clock.now());
+  async retireAlerts(tx: ControlStore, d: Detector, reason: string): Promise<number> {
+    const n = await retireDetectorAlerts(this.deps, tx, d, reason, this.o.clock.now());
+    this.metrics.noticesEnqueued('resolved', n);
+    return n;
   }
 
   /** What the detector would have done at successive instants of a past range (nothing recorded or sent). */
