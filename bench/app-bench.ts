@@ -9,7 +9,7 @@ const CHROMIUM = '/usr/bin/chromium';
 const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const PAGES = ['explore', 'traces', 'metrics', 'dashboards', 'replays', 'alerts', 'settings/keys', 'settings/usage'];
 /** What "usable" means: the loading bar gone and the page's first control or heading shown. */
-const READY = 'main [aria-label="Query"], main h1, main h2, main [role="table"], main table';
+const READY = 'main :is(input, select, button, table, h1, h2, [role="textbox"], [role="table"])';
 const RUNS = 3;
 
 async function coldLoad(page: Page, url: string): Promise<{ ms: number; scriptBytes: number }> {
@@ -67,14 +67,18 @@ async function main(): Promise<void> {
     const rows = Array.from({ length: 10_000 }, (_, i) => JSON.stringify({ _msg: `scroll line ${i} ${'x'.repeat(i % 80)}`, service: 'scroll', level: i % 9 === 0 ? 'error' : 'info' })).join('\n');
     const sent = await call(`${svc.ingest}/api/v1/ingest`, { method: 'POST', headers: { 'X-API-Key': acct.key, 'Content-Type': 'application/x-ndjson' }, body: rows });
     if (sent.status !== 200) throw new Error(`ingest: ${sent.status} ${sent.text}`);
-    const page = await context.newPage();
     const q = encodeURIComponent('service:scroll');
-    for (let tries = 0; tries < 100; tries++) {
-      await page.goto(`${svc.app}/app/explore?query=${q}&start=now-1h&end=now&limit=10000`);
-      await page.getByRole('region', { name: 'Results' }).getByRole('row').first().waitFor();
-      if ((await page.getByRole('table', { name: 'Log entries' }).getAttribute('aria-rowcount')) === '10000') break;
-      await new Promise((r) => setTimeout(r, 300));
+    const countUrl = `${svc.app}/api/v1/tenants/${acct.tenantId}/select/logsql/query?query=${encodeURIComponent('service:scroll | stats count() as n')}`;
+    for (let tries = 0; tries < 300; tries++) {
+      const r = await call(countUrl, { headers: { 'X-API-Key': acct.key } });
+      if (r.text.includes('"10000"')) break;
+      await new Promise((res) => setTimeout(res, 100));
     }
+    const page = await context.newPage();
+    await page.goto(`${svc.app}/app/explore?query=${q}&start=now-1h&end=now&limit=10000`);
+    const list = page.getByRole('table', { name: 'Log entries' });
+    await list.waitFor();
+    for (let tries = 0; tries < 300 && (await list.getAttribute('aria-rowcount')) !== '10000'; tries++) await page.waitForTimeout(100);
     const frames = await page.evaluate<number[]>(`new Promise((resolve) => {
       const el = document.querySelector('[aria-label="Log entries"]');
       const times = [];
