@@ -17,6 +17,7 @@ import { registerDashboardRoutes } from '../query/dashboards-api.js';
 import { registerNotificationChannelRoutes } from '../query/notification-channels-api.js';
 import type { Sender } from '../detectors/notify/sender.js';
 import { registerDetectorRoutes, type DetectorServices } from '../detectors/api/detectors-api.js';
+import { registerRuleFileRoutes } from '../detectors/rules/rules-api.js';
 import { registerUsersRoutes } from '../query/users-api.js';
 import { LiveTailSessions, registerTailRoutes } from '../query/tail-api.js';
 import { registerSessionRoutes } from '../query/session-api.js';
@@ -69,6 +70,7 @@ export function buildAppPlane(deps: AppPlaneDeps): RouterPlane {
   registerDashboardRoutes(router, tenantDeps);
   if (deps.notifySend) registerNotificationChannelRoutes(router, { ...tenantDeps, send: deps.notifySend });
   if (deps.detectors) registerDetectorRoutes(router, { ...tenantDeps, detectors: deps.detectors, adminToken: deps.admin.adminToken });
+  if (deps.detectors) registerRuleFileRoutes(router, { ...tenantDeps, detectors: deps.detectors, adminToken: deps.admin.adminToken });
   registerUsersRoutes(router, tenantDeps);
   registerTailRoutes(router, { ...tenantDeps, sessions: deps.liveTail ?? new LiveTailSessions() });
   registerSessionRoutes(router, { ...deps.guard, store: deps.store });
