@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { call, eventually } from '../support/service.js';
-import { addUser, hasChromium, screenshot, signedIn, startWorld, type AppUser, type AppWorld } from './support.js';
+import { addUser, hasChromium, screenshot, signedIn, startWorld, type AppUser, type AppWorld, postIngest } from './support.js';
 
 const skip = hasChromium() ? false : 'Chromium is not installed (/usr/bin/chromium)';
 const RRWEB_UMD = join(dirname(fileURLToPath(import.meta.resolve('rrweb'))), 'rrweb.umd.min.cjs');
@@ -59,12 +59,7 @@ async function recordShop(): Promise<Recording> {
   }
 }
 
-async function post(path: string, body: unknown): Promise<void> {
-  const r = await call(`${world.svc.ingest}${path}`, {
-    method: 'POST', body: JSON.stringify(body), headers: { 'X-API-Key': world.account.key, 'Content-Type': 'application/json' },
-  });
-  assert.equal(r.status, 200, `${path}: ${r.status} ${r.text}`);
-}
+const post = (path: string, body: unknown): Promise<void> => postIngest(world, path, body);
 
 before(async () => {
   if (skip !== false) return;

@@ -80,7 +80,15 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   return path;
 }
 
-/** Sends log entries through the native ingest path and waits until they are searchable. */
+/** POSTs JSON to an ingest-door path (OTLP JSON, replay chunks, …) with the account's key; fails unless 200. */
+export async function postIngest(world: AppWorld, path: string, body: unknown): Promise<void> {
+  const r = await call(`${world.svc.ingest}${path}`, {
+    method: 'POST', body: JSON.stringify(body), headers: { 'X-API-Key': world.account.key, 'Content-Type': 'application/json' },
+  });
+  if (r.status !== 200) throw new Error(`${path}: ${r.status} ${r.text}`);
+}
+
+/** Sends log entries through the native ingest path. */
 export async function ingestLogs(world: AppWorld, entries: Record<string, unknown>[]): Promise<void> {
   const r = await call(`${world.svc.ingest}/api/v1/ingest`, {
     method: 'POST',

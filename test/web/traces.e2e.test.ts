@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { call, eventually } from '../support/service.js';
-import { addUser, hasChromium, screenshot, signedIn, startWorld, waitForRows, type AppUser, type AppWorld } from './support.js';
+import { addUser, hasChromium, screenshot, signedIn, startWorld, waitForRows, type AppUser, type AppWorld, postIngest } from './support.js';
 
 const skip = hasChromium() ? false : 'Chromium is not installed (/usr/bin/chromium)';
 let world: AppWorld;
@@ -38,12 +38,7 @@ const resource = (service: string, spans: ReturnType<typeof span>[]) => ({
   scopeSpans: [{ scope: { name: 'e2e' }, spans }],
 });
 
-async function post(path: string, body: unknown): Promise<void> {
-  const r = await call(`${world.svc.ingest}${path}`, {
-    method: 'POST', body: JSON.stringify(body), headers: { 'X-API-Key': world.account.key, 'Content-Type': 'application/json' },
-  });
-  assert.equal(r.status, 200, `${path}: ${r.status} ${r.text}`);
-}
+const post = (path: string, body: unknown): Promise<void> => postIngest(world, path, body);
 
 before(async () => {
   if (skip !== false) return;
