@@ -72,6 +72,23 @@ void describe('detector scheduling', () => {
     assert.deepEqual(take(), [['det_slow', slot('det_slow', 5 * MIN)], ['det_x', slot('det_x')], ['det_y', slot('det_y')]], 'once each after a 3 h jump, at the latest slot');
   });
 
+  void it('a detector saved just before the clock jumps is evaluated once the slot after its saving has passed', async () => {
+    const clock = new ManualClock(T0);
+    const calls: number[] = [];
+    const saved = { ...detector('det_new'), updatedAt: T0 };
+    let list: Detector[] = [];
+    const s = new DetectorScheduler({
+      clock, intervalMs: MIN, log: () => undefined, listDetectors: () => Promise.resolve(list), reloadMs: 0,
+      evaluate: (d, at) => { calls.push(at); return Promise.resolve(report(d.id)); },
+    });
+    await s.tick();
+    list = [saved];
+    clock.advance(2 * MIN); // the jump lands before the scheduler's first look at the new detector
+    await s.tick();
+    await settle();
+    assert.deepEqual(calls, [latestSlot(offsetMs('det_new', MIN), MIN, clock.now())]);
+  });
+
   void it('a deferred evaluation is tried again when the query rate frees up, before its next slot', async () => {
     const clock = new ManualClock(T0);
     const calls: number[] = [];

@@ -54,6 +54,8 @@ export class DetectorScheduler {
   private timer: NodeJS.Timeout | null = null;
   private stopped = true;
   private lastReload = -Infinity;
+  /** The detector list has been read once (start-up is over). */
+  private loaded = false;
   private reloading: Promise<void> | null = null;
   private active = 0;
   private readonly idle: (() => void)[] = [];
@@ -124,11 +126,15 @@ export class DetectorScheduler {
             continue;
           }
           const offset = offsetMs(d.id, periodMs);
-          // A new detector waits for its first slot after now: the spread holds from the first pass on.
-          this.entries.set(d.id, { detector: d, periodMs, offset, dueAt: latestSlot(offset, periodMs, now) + periodMs });
+          // At start-up every detector waits for its first slot after now, so a restart with a thousand of them keeps
+          // their spread. One that appears later (created or re-enabled) is due at the first slot after it was saved,
+          // so one saved just before a jump of the clock is evaluated, once, at its latest slot.
+          const from = this.loaded && d.updatedAt <= now ? d.updatedAt : now;
+          this.entries.set(d.id, { detector: d, periodMs, offset, dueAt: latestSlot(offset, periodMs, from) + periodMs });
         }
         for (const id of this.entries.keys()) if (!seen.has(id)) this.entries.delete(id);
         this.lastReload = Date.now();
+        this.loaded = true;
       } catch (err) {
         this.o.log(`detector scheduler: cannot list detectors: ${err instanceof Error ? err.message : String(err)}`);
       } finally {
