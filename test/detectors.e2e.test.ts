@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { admin, call, newAccount, startService, type RunningService, type TestAccount } from './support/service.js';
 import { ingest, newKey, obj, show, waitForRows } from './support/load.js';
+import { addUser, browser, sessionOf, type User } from './support/sessions.js';
 import {
   alertsOf, clockTo, createDetector, detectorApi, evaluate, expectIneligible, logsAt, MIN, type AlertJson,
 } from './support/detectors.js';
@@ -193,6 +194,27 @@ void describe('detectors API', () => {
     assert.equal((await detectorApi(svc, acct, 'GET', '/alerts?state=burning')).status, 400);
   });
 
+  test('sessions: a member writes detectors, a viewer reads them and the catalog but may not write', async () => {
+    await clockTo(svc, nextBase());
+    const acct = await account();
+    const [member, viewer] = [await addUser(svc, acct.key, 'member'), await addUser(svc, acct.key, 'viewer')];
+    const as = async (user: User, method: string, path: string, body?: unknown) => call(`${svc.app}${path}`, {
+      method, headers: { ...browser(await sessionOf(svc, user)), ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const base = `/api/v1/tenants/${acct.tenantId}/detectors`;
+    const body = { name: 'by a member', kind: 'log_threshold', params: { query: 'error', threshold: 3 } };
+    const made = await as(member, 'POST', base, body);
+    assert.equal(made.status, 201, show(made));
+    const id = (obj(made).detector as { id: string }).id;
+    const refused = await as(viewer, 'POST', base, body);
+    assert.equal(refused.status, 403, show(refused));
+    assert.equal((await as(viewer, 'DELETE', `${base}/${id}`)).status, 403);
+    assert.equal((await as(viewer, 'GET', `${base}/${id}`)).status, 200);
+    assert.equal((await as(viewer, 'GET', '/api/v1/detectors/catalog')).status, 200);
+    assert.equal((await as(member, 'DELETE', `${base}/${id}`)).status, 204);
+  });
+
   test('preview: what a stored or an unsaved detector would have fired on past data, nothing recorded', async () => {
     const t = await clockTo(svc, nextBase());
     const acct = await account();
@@ -209,7 +231,7 @@ void describe('detectors API', () => {
     assert.deepEqual(p.transitions.map((x) => `${x.from}→${x.to}`).filter((x) => !x.includes('nodata')), ['inactive→pending', 'pending→firing', 'firing→resolved']);
     assert.deepEqual(await alertsOf(svc, acct), [], 'a preview records nothing');
     const unsaved = await detectorApi(svc, acct, 'POST', '/detectors/preview', {
-      name: 'draft', kind: 'log_threshold', params: { query: 'failed', threshold: 100 }, start: q.get('start'), end: q.get('end'), step: 300,
+      name: 'draft', kind: 'log_threshold', params: { query: 'failed', threshold: 100 }, start: q.get('start'), end: q.get('end'), step: '5m',
     });
     assert.equal(unsaved.status, 200, show(unsaved));
     assert.deepEqual([obj(unsaved).evaluations, (obj(unsaved).firing as unknown[]).length], [13, 0]);

@@ -18,6 +18,7 @@ import type { DetectorKind, KindSpec } from '../model.js';
 import { EvaluationDeferred } from '../engine/data.js';
 import type { DetectorEngine } from '../engine/engine.js';
 import { MAX_PREVIEW_STEPS } from '../engine/preview.js';
+import { parseDurationMs } from '../../query/promql/literals.js';
 import { detectorDefaults, readDetectorBody } from './detector-body.js';
 import { checkEligible, DetectorIneligible } from './eligibility.js';
 import { countAlerts, emptyCounts, renderAlert, renderDetector, renderPeriod, renderTransition, sortAlerts } from './render.js';
@@ -50,6 +51,15 @@ function timeParam(q: URLSearchParams | Record<string, unknown>, name: string): 
   if (v === undefined || v === null || v === '') return undefined;
   const ms = typeof v === 'number' ? v * 1000 : typeof v === 'string' ? (/^\d+(\.\d+)?$/.test(v) ? Number(v) * 1000 : Date.parse(v)) : NaN;
   if (!Number.isFinite(ms)) throw errors.badRequest(`${name} must be an RFC 3339 time or unix seconds`);
+  return Math.trunc(ms);
+}
+
+/** A preview step: seconds, or a duration such as "5m". */
+function stepParam(q: URLSearchParams | Record<string, unknown>): number | undefined {
+  const v = q instanceof URLSearchParams ? q.get('step') ?? undefined : q.step;
+  if (v === undefined || v === null || v === '') return undefined;
+  const ms = typeof v === 'number' ? v * 1000 : typeof v === 'string' ? (/^\d+(\.\d+)?$/.test(v) ? Number(v) * 1000 : parseDurationMs(v)) : undefined;
+  if (ms === undefined || !Number.isFinite(ms)) throw errors.badRequest('step must be seconds or a duration such as "5m"');
   return Math.trunc(ms);
 }
 
@@ -161,8 +171,7 @@ export function registerDetectorRoutes(router: Router, deps: DetectorApiDeps): v
   const preview = async (ctx: RequestContext, d: Detector, source: URLSearchParams | Record<string, unknown>): Promise<void> => {
     const endMs = timeParam(source, 'end') ?? now();
     const startMs = timeParam(source, 'start') ?? endMs - DEFAULT_PREVIEW_MS;
-    const stepS = timeParam(source, 'step');
-    const stepMs = stepS === undefined ? d.intervalS * 1000 : stepS;
+    const stepMs = stepParam(source) ?? d.intervalS * 1000;
     if (endMs <= startMs) throw errors.badRequest('end must be after start');
     if (stepMs < 1000) throw errors.badRequest('step must be at least 1 s');
     const steps = Math.floor((endMs - startMs) / stepMs) + 1;
