@@ -8,7 +8,7 @@ import { call, newAccount, startService, type RunningService, type TestAccount }
 import { addUser, bearer, sessionOf } from './support/sessions.js';
 import { startReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
 import { ALERTMANAGER_MISSING, alertmanagerPresent, startAlertmanager } from './support/alertmanager-server.js';
-import { labelsFingerprint } from '../src/detectors/notify/test-notice.js';
+import { fingerprint as labelsFingerprint } from '../src/detectors/engine/labels.js';
 
 interface ChannelBody {
   id: string; type: string; name: string; url: string; headers: Record<string, string>; send_resolved: boolean;

@@ -18,7 +18,7 @@ import { OutboxNotifier } from '../src/detectors/notify/outbox-notifier.js';
 import { DeliveryWorker } from '../src/detectors/notify/delivery-worker.js';
 import { NotificationMetrics } from '../src/detectors/notify/metrics.js';
 import { httpSender } from '../src/detectors/notify/sender.js';
-import { labelsFingerprint } from '../src/detectors/notify/test-notice.js';
+import { fingerprint as labelsFingerprint } from '../src/detectors/engine/labels.js';
 import type { WebhookPayload } from '../src/detectors/notify/formats/webhook.js';
 import { startReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
 

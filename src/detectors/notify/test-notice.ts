@@ -3,39 +3,18 @@
 // reply says whether the receiver took it.
 import type { NotificationChannel } from '../../stores/control/notification-records.js';
 import type { AlertNotice } from '../notify-model.js';
-
-/**
- * Alertmanager's fingerprint of a label set (prometheus/common model.LabelSet.Fingerprint): FNV-1a 64 over the
- * names and values sorted by name, each followed by the separator byte 0xff; 16 hex digits.
- */
-export function labelsFingerprint(labels: Record<string, string>): string {
-  let h = 0xcbf29ce484222325n;
-  const prime = 0x100000001b3n;
-  const mask = 0xffffffffffffffffn;
-  const eat = (bytes: Uint8Array): void => {
-    for (const b of bytes) h = ((h ^ BigInt(b)) * prime) & mask;
-  };
-  const enc = new TextEncoder();
-  for (const name of Object.keys(labels).sort()) {
-    eat(enc.encode(name));
-    eat(new Uint8Array([0xff]));
-    eat(enc.encode(labels[name] ?? ''));
-    eat(new Uint8Array([0xff]));
-  }
-  return h.toString(16).padStart(16, '0');
-}
+import { fingerprint } from '../engine/labels.js';
 
 /** Alertmanager keeps a test alert for this long before it resolves by itself. */
 const TEST_ALERT_MS = 5 * 60_000;
 
 export function testNotice(channel: NotificationChannel, nowMs: number, appUrl: string): AlertNotice {
   const labels = { alertname: 'SightlineTestNotification', tenant: channel.tenantId, channel: channel.name, severity: 'none' };
-  const fingerprint = labelsFingerprint(labels);
   return {
     tenantId: channel.tenantId, detectorId: 'test', channelIds: [channel.id], status: 'firing',
     generatorUrl: appUrl,
     alert: {
-      fingerprint, detectorId: 'test', tenantId: channel.tenantId, state: 'firing', labels,
+      fingerprint: fingerprint(labels), detectorId: 'test', tenantId: channel.tenantId, state: 'firing', labels,
       annotations: {
         summary: 'Test notification from Sightline',
         description: `Sent to the ${channel.type} channel "${channel.name}" to check that it is delivered.`,

@@ -9,7 +9,7 @@ import { webhookPayload } from './webhook.js';
 import { alertsEndpoint, firingEndsAt, labelName, postableAlerts } from './alertmanager.js';
 import { escapeMrkdwn, SLACK_MAX_ALERTS, slackMessage } from './slack.js';
 import { buildRequest } from '../request.js';
-import { labelsFingerprint } from '../test-notice.js';
+import { fingerprint as labelsFingerprint } from '../../engine/labels.js';
 
 const T0 = Date.UTC(2026, 0, 1, 12, 0, 0);
 
@@ -135,12 +135,5 @@ void describe('outbox row → request', () => {
     const r = buildRequest(quiet, both, T0, cadence);
     assert.deepEqual((r?.body as { alerts: { status: string }[] }).alerts.map((a) => a.status), ['firing']);
     assert.equal(buildRequest(quiet, [notice('resolved', 'web')], T0, cadence), null);
-  });
-
-  void it('fingerprints label sets as Alertmanager does (FNV-1a 64, sorted names, 0xff separators)', () => {
-    assert.equal(labelsFingerprint({}), 'cbf29ce484222325', 'the FNV-64 offset basis');
-    assert.equal(labelsFingerprint({ b: '2', a: '1' }), labelsFingerprint({ a: '1', b: '2' }));
-    assert.notEqual(labelsFingerprint({ a: '1' }), labelsFingerprint({ a: '2' }));
-    assert.match(labelsFingerprint({ alertname: 'x' }), /^[0-9a-f]{16}$/);
   });
 });
