@@ -139,6 +139,12 @@ void describe('evaluateDetector', () => {
     assert.equal(after.find((x) => x.labels.service === undefined)?.state, 'nodata', 'the grouped query gave no rows at all');
   });
 
+  void it('an evaluation of a definition changed meanwhile (a stale copy) is not recorded', async () => {
+    const stale = { ...det(), updatedAt: det().updatedAt - 1 };
+    assert.equal((await evaluateDetector(deps(), stale, T0 + 5 * 3600_000)).skipped, true);
+    assert.equal((await evaluateDetector(deps(), det(), T0 + 5 * 3600_000)).skipped, false);
+  });
+
   void it('a disabled or deleted detector is not evaluated', async () => {
     await store().updateDetector(det().id, { enabled: false });
     assert.equal((await evaluateDetector(deps(), det(), T0 + 10 * 3600_000)).skipped, true);

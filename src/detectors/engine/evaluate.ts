@@ -89,7 +89,8 @@ export async function evaluateDetector(deps: EvaluatorDeps, detector: Detector, 
   const outcome = j.deferred !== undefined ? 'deferred' : j.outcome.ok ? 'ok' : 'error';
 
   const report = await deps.control.withDetectorLock(detector.id, async (tx, fresh) => {
-    if (!fresh.enabled) return null;
+    // Disabled, or changed (PUT) while the kind ran: what it judged is the old definition's; the next one counts.
+    if (!fresh.enabled || fresh.updatedAt !== detector.updatedAt) return null;
     const current = await tx.getDetectorRunState(fresh.id);
     if (current?.lastEvalAt != null && current.lastEvalAt >= atMs) return null;
     const existing = await tx.listAlerts(fresh.tenantId, { detectorId: fresh.id });
