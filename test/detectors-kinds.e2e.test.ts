@@ -131,3 +131,21 @@ test('new_log_pattern: a message template unseen in the baseline fires once it o
   const [a] = await alertsOf(svc, acct, 'firing');
   assert.match(JSON.stringify(a?.annotations), /token signature invalid/);
 });
+
+test('rum_error_spike: browser errors of a page far above its day of baseline fire, per page', async () => {
+  const t = await clockTo(svc, nextBase());
+  const acct = await newAccount(svc);
+  const rum = (timeMs: number, page: string) => ({
+    _time: new Date(timeMs).toISOString(), _msg: 'TypeError: cannot read properties of undefined', level: 'error',
+    'telemetry.sdk.language': 'webjs', 'url.full': page, service: 'shop-web',
+  });
+  // A day and two hours of one error an hour per page, then a burst on /checkout in the last three minutes.
+  const baseline = Array.from({ length: 26 }, (_, h) => [rum(t - (h + 1) * 3_600_000, 'https://shop/checkout'), rum(t - (h + 1) * 3_600_000 + 1000, 'https://shop/cart')]).flat();
+  const burst = Array.from({ length: 20 }, (_, i) => rum(t - 3 * MIN + i * 5000, 'https://shop/checkout'));
+  await sendLogs(acct, [...baseline, ...burst], 'service:=shop-web');
+  await createDetector(svc, acct, { name: 'Checkout errors', kind: 'rum_error_spike', params: {} });
+  await clockTo(svc, t + 10_000);
+  const pass = await evaluate(svc, acct.tenantId);
+  assert.deepEqual([pass.errors, pass.firing], [0, 1]);
+  assert.deepEqual(await firingLabels(acct, 'url.full'), ['https://shop/checkout']);
+});
