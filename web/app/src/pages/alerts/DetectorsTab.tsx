@@ -63,7 +63,9 @@ export function DetectorsTab({ tenant }: { tenant: string }) {
                   <td>{k.description}</td>
                   <td class="mono small-text">{paramNames(k.params)}</td>
                   <td class="nowrap">{historyText(k.min_history_s)}</td>
-                  <td class="small-text">{eligibilityText(k.eligibility)}</td>
+                  <td class="small-text">
+                    <ul class="eligibility">{(k.eligibility ?? []).map((c) => <li key={c.id} title={c.id}>{c.description}</li>)}</ul>
+                  </td>
                 </tr>
               ))}
             </tbody>
@@ -87,11 +89,4 @@ function historyText(s: number | undefined): string {
   if (s % 3600 === 0) return `${s / 3600} h`;
   if (s % 60 === 0) return `${s / 60} min`;
   return `${s} s`;
-}
-
-function eligibilityText(e: unknown): string {
-  if (e === undefined || e === null) return '—';
-  if (typeof e === 'string') return e;
-  if (Array.isArray(e)) return e.map((x) => (typeof x === 'string' ? x : JSON.stringify(x))).join('; ');
-  return JSON.stringify(e);
 }

@@ -38,7 +38,8 @@ export interface DetectorKind {
   description: string;
   params?: unknown;
   min_history_s?: number;
-  eligibility?: unknown;
+  /** The conditions a detector of this kind must meet (DESIGN §8), each with a stable id. */
+  eligibility?: { id: string; description: string }[];
 }
 
 /** A list call's answer: the rows, or `null` when the service has no such route yet (404). */
