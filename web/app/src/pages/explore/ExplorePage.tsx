@@ -144,7 +144,8 @@ export default function ExplorePage({ session, tenant, params }: PageProps) {
       {!tail && <Histogram tenant={tenant} query={urlQuery} range={resolved} runId={runId} onZoom={zoom} />}
       <div class="explore-main">
         <Facets tenant={tenant} query={urlQuery} range={resolved} runId={runId} onPick={addFilter} />
-        <ResultsTable rows={rows} selected={open?.index ?? -1} onOpen={(row, index) => setOpen({ row, index })} />
+        <ResultsTable rows={rows} selected={open?.index ?? -1} onOpen={(row, index) => setOpen({ row, index })}
+          emptyText={busy || error !== '' ? '' : tail ? 'Waiting for new entries…' : 'No entries match this query in this time range.'} />
       </div>
       {open && <RowDrawer tenant={tenant} row={open.row} onClose={() => setOpen(null)} onFilter={(f) => { setOpen(null); addFilter(f); }} />}
     </div>

@@ -6,7 +6,7 @@ import { levelClass, levelOf, textOf, type LogRow } from './explore-api';
 
 const ROW_HEIGHT = 22;
 
-export function ResultsTable({ rows, onOpen, selected }: { rows: LogRow[]; onOpen: (row: LogRow, index: number) => void; selected: number }) {
+export function ResultsTable({ rows, onOpen, selected, emptyText }: { rows: LogRow[]; onOpen: (row: LogRow, index: number) => void; selected: number; emptyText: string }) {
   const isLogRows = rows.length === 0 || rows.every((r) => '_msg' in r || '_time' in r);
   if (!isLogRows) return <StatsTable rows={rows} />;
   const header = (
@@ -30,6 +30,7 @@ export function ResultsTable({ rows, onOpen, selected }: { rows: LogRow[]; onOpe
           </div>
         );
       }} />
+      {rows.length === 0 && emptyText !== '' && <p class="muted empty-note">{emptyText}</p>}
     </section>
   );
 }
