@@ -38,6 +38,11 @@ export interface Config {
   readonly notifyTimeoutMs: number;
   /** Detectors (DESIGN §8): how often they are evaluated on service time; 0 = only POST /admin/v1/detectors/evaluate. */
   readonly evalIntervalMs: number;
+  /** The optional model of the AI features (DESIGN §9): an OpenAI-compatible chat completions URL; unset → none. */
+  readonly llmUrl: string | undefined;
+  readonly llmModel: string;
+  readonly llmApiKey: string | undefined;
+  readonly llmTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -76,6 +81,10 @@ const S = {
   notifyRetryBase: { flag: '--notify-retry-base-ms', env: 'SIGHTLINE_NOTIFY_RETRY_BASE_MS' },
   notifyTimeout: { flag: '--notify-timeout-ms', env: 'SIGHTLINE_NOTIFY_TIMEOUT_MS' },
   evalInterval: { flag: '--eval-interval-ms', env: 'SIGHTLINE_EVAL_INTERVAL_MS' },
+  llmUrl: { flag: '--llm-url', env: 'SIGHTLINE_LLM_URL' },
+  llmModel: { flag: '--llm-model', env: 'SIGHTLINE_LLM_MODEL' },
+  llmApiKey: { flag: '--llm-api-key', env: 'SIGHTLINE_LLM_API_KEY' },
+  llmTimeout: { flag: '--llm-timeout-ms', env: 'SIGHTLINE_LLM_TIMEOUT_MS' },
 } satisfies Record<string, Setting>;
 
 const MIB = 1024 * 1024;
@@ -157,6 +166,11 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
     // DESIGN §8: every minute by default; 0 turns the schedule off (an instance that must not evaluate, or tests that
     // drive every pass themselves); otherwise at least a second, at most a day.
     evalIntervalMs: int(S.evalInterval, 60_000, 0, 86_400_000),
+    llmUrl: url(S.llmUrl, ['http:', 'https:']),
+    llmModel: raw(S.llmModel) ?? 'gpt-4o-mini',
+    llmApiKey: raw(S.llmApiKey),
+    // A model that has not answered in 20 s is not going to help the person waiting on the reply.
+    llmTimeoutMs: int(S.llmTimeout, 20_000, 100, 300_000),
   };
   if (config.evalIntervalMs > 0 && config.evalIntervalMs < 1000) {
     throw new ConfigError(name(S.evalInterval), `expected 0 (off) or 1000…86400000, got ${config.evalIntervalMs}`);

@@ -61,4 +61,20 @@ void describe('AI credit ledger', () => {
     await restarted.charge(growth, 'nl_query');
     assert.equal((await restarted.spentToday(growth)).total, 1);
   });
+
+  void it('a refund gives back exactly what the charge drew, to the day it was drawn from, durably', async () => {
+    const metering = new Metering(store, clock, () => undefined);
+    const ledger = new AiLedger(metering, clock);
+    const team = await newAccount('team');
+    await ledger.charge(team, 'nl_query');
+    const receipt = await ledger.charge(team, 'deep_rca');
+    assert.deepEqual(receipt.spent, { total: 11, deepRca: 10, playbookImport: 0 });
+    assert.deepEqual(ledger.refund(receipt), { total: 1, deepRca: 0, playbookImport: 0 });
+    // The refunded credits can be spent again: four deep analyses fit the 40 sub-cap, a fifth does not.
+    for (let i = 0; i < 4; i++) await ledger.charge(team, 'deep_rca');
+    await assert.rejects(ledger.charge(team, 'deep_rca'), refusal(429, /quota/));
+    await metering.stop();
+    const restarted = new AiLedger(new Metering(store, clock, () => undefined), clock);
+    assert.deepEqual(await restarted.spentToday(team), { total: 41, deepRca: 40, playbookImport: 0 });
+  });
 });
