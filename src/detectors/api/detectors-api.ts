@@ -63,6 +63,42 @@ function stepParam(q: URLSearchParams | Record<string, unknown>): number | undef
   return Math.trunc(ms);
 }
 
+/** What a new detector goes through, wherever it comes from (the POST below, or a playbook's stated bound). */
+export interface DetectorChecks {
+  /** The eligibility check of a kind and its parameters (422 DetectorIneligible when it fails). */
+  check(grant: KeyGrant, d: Pick<Detector, 'kind' | 'params'>): () => Promise<unknown>;
+  /** Every channel a detector names must be one of its tenant's (an alert must not go nowhere). */
+  checkChannels(grant: KeyGrant, ids: readonly string[] | undefined): Promise<void>;
+  /** Reads a POST body (400), checks it (422) and stores the detector; the engine picks it up at once. */
+  create(grant: KeyGrant, raw: Record<string, unknown>): Promise<Detector>;
+}
+
+export function detectorChecks(deps: Pick<DetectorApiDeps, 'store' | 'detectors' | 'planOf' | 'clock'>): DetectorChecks {
+  const { store, detectors: svc } = deps;
+  const check = (grant: KeyGrant, d: Pick<Detector, 'kind' | 'params'>) => async () => checkEligible({
+    kinds: svc.kinds, kind: d.kind, params: d.params, plan: deps.planOf(grant),
+    data: await svc.engine.dataFor({ tenantId: grant.tenant.id, accountId: grant.account.id }), nowMs: deps.clock.now(),
+  });
+  const checkChannels = async (grant: KeyGrant, ids: readonly string[] | undefined): Promise<void> => {
+    for (const id of ids ?? []) {
+      const c = await store.getChannel(id);
+      if (!c || c.tenantId !== grant.tenant.id) throw errors.badRequest(`channel_ids: no notification channel ${JSON.stringify(id)} in this tenant`);
+    }
+  };
+  const create = async (grant: KeyGrant, raw: Record<string, unknown>): Promise<Detector> => {
+    const body = readDetectorBody(raw, true);
+    const input = { ...detectorDefaults(svc.evalIntervalMs), ...body, tenantId: grant.tenant.id, accountId: grant.account.id };
+    const name = body.name ?? '';
+    const kind = body.kind ?? '';
+    await checkChannels(grant, body.channelIds);
+    await check(grant, { kind, params: input.params })();
+    const created = await store.createDetector({ ...input, name, kind });
+    svc.engine.refresh();
+    return created;
+  };
+  return { check, checkChannels, create };
+}
+
 export function registerDetectorRoutes(router: Router, deps: DetectorApiDeps): void {
   const { store, detectors: svc } = deps;
   const base = '/api/v1/tenants/:tenant/detectors';
@@ -84,17 +120,7 @@ export function registerDetectorRoutes(router: Router, deps: DetectorApiDeps): v
     if (!d || d.tenantId !== grant.tenant.id) throw errors.notFound(ctx.path);
     return d;
   };
-  const check = (grant: KeyGrant, d: Pick<Detector, 'kind' | 'params'>) => async () => checkEligible({
-    kinds: svc.kinds, kind: d.kind, params: d.params, plan: deps.planOf(grant),
-    data: await svc.engine.dataFor({ tenantId: grant.tenant.id, accountId: grant.account.id }), nowMs: now(),
-  });
-  /** Every channel a detector names must be one of its tenant's (an alert must not go nowhere). */
-  const checkChannels = async (grant: KeyGrant, ids: readonly string[] | undefined): Promise<void> => {
-    for (const id of ids ?? []) {
-      const c = await store.getChannel(id);
-      if (!c || c.tenantId !== grant.tenant.id) throw errors.badRequest(`channel_ids: no notification channel ${JSON.stringify(id)} in this tenant`);
-    }
-  };
+  const { check, checkChannels, create } = detectorChecks(deps);
   const render = async (d: Detector): Promise<Record<string, unknown>> => renderDetector(
     d, await store.getDetectorRunState(d.id), countAlerts(await store.listAlerts(d.tenantId, { detectorId: d.id })).get(d.id) ?? emptyCounts(),
     svc.kinds.get(d.kind),
@@ -118,14 +144,7 @@ export function registerDetectorRoutes(router: Router, deps: DetectorApiDeps): v
 
   router.on('POST', base, guarded(deps, 'read', true, eligible(async (ctx, grant) => {
     requireWriter(grant);
-    const body = readDetectorBody(await readJsonObject(ctx), true);
-    const input = { ...detectorDefaults(svc.evalIntervalMs), ...body, tenantId: grant.tenant.id, accountId: grant.account.id };
-    const name = body.name ?? '';
-    const kind = body.kind ?? '';
-    await checkChannels(grant, body.channelIds);
-    await check(grant, { kind, params: input.params })();
-    const created = await store.createDetector({ ...input, name, kind });
-    svc.engine.refresh();
+    const created = await create(grant, await readJsonObject(ctx));
     sendJson(ctx.res, 201, { detector: await render(created) });
   }), CONTENT_WRITE));
 
