@@ -66,11 +66,11 @@ function stepParam(q: URLSearchParams | Record<string, unknown>): number | undef
 /** What a new detector goes through, wherever it comes from (the POST below, or a playbook's stated bound). */
 export interface DetectorChecks {
   /** The eligibility check of a kind and its parameters (422 DetectorIneligible when it fails). */
-  check(grant: KeyGrant, d: Pick<Detector, 'kind' | 'params'>): () => Promise<unknown>;
+  check: (grant: KeyGrant, d: Pick<Detector, 'kind' | 'params'>) => () => Promise<unknown>;
   /** Every channel a detector names must be one of its tenant's (an alert must not go nowhere). */
-  checkChannels(grant: KeyGrant, ids: readonly string[] | undefined): Promise<void>;
+  checkChannels: (grant: KeyGrant, ids: readonly string[] | undefined) => Promise<void>;
   /** Reads a POST body (400), checks it (422) and stores the detector; the engine picks it up at once. */
-  create(grant: KeyGrant, raw: Record<string, unknown>): Promise<Detector>;
+  create: (grant: KeyGrant, raw: Record<string, unknown>) => Promise<Detector>;
 }
 
 export function detectorChecks(deps: Pick<DetectorApiDeps, 'store' | 'detectors' | 'planOf' | 'clock'>): DetectorChecks {
