@@ -77,6 +77,13 @@ export interface ReplaySession {
   user: string;
 }
 
+/** Which traces deep RCA samples (DESIGN §9 `ai/deep-rca`): those with a span of `service`, with an error or without. */
+export interface TraceSampleFilter {
+  service?: string;
+  /** `error`: some span has status ERROR; `ok`: none has; absent: either. */
+  status?: 'error' | 'ok';
+}
+
 /** Span filters of a detector's span read (DESIGN §8 `trace_latency`). */
 export interface SpanFilter {
   service?: string;
@@ -139,6 +146,11 @@ export interface TelemetryStore extends WalTarget {
 
   /** Spans starting in `range`, per (service, name), sorted by both (detectors, DESIGN §8). */
   spanDurations(tenantId: string, range: TimeRange, filter: SpanFilter, limit: number): Promise<SpanDurationGroup[]>;
+  /**
+   * Every span of at most `limit` traces that have a span starting in `range` and pass the filter, ordered by trace
+   * id then start; past `limit` a fixed pseudo-random pick of traces (deep RCA's bounded sample, DESIGN §9).
+   */
+  sampleTraces(tenantId: string, range: TimeRange, filter: TraceSampleFilter, limit: number): Promise<Span[]>;
   /** Unix ms of the tenant's oldest stored data of that kind; null when there is none (detectors' min_history). */
   oldestData(tenantId: string, what: OldestDataQuery): Promise<number | null>;
 

@@ -9,7 +9,7 @@ import type { Span, SpanEvent, SpanLink } from '../../../model/span.js';
 import type { LogsqlQuery } from '../../../query/logsql/ast.js';
 import type {
   Facet, FacetsOptions, HitsSeries, LogRow, OldestDataQuery, ReplaySession, SpanDurationGroup, SpanFilter, TelemetryStore,
-  TimeRange, TraceFilter, TraceSummary, ValueHits,
+  TimeRange, TraceFilter, TraceSampleFilter, TraceSummary, ValueHits,
 } from '../telemetry-store.js';
 import { logFieldNames, logFieldValues, logHits, searchLogs, type SqlExecutor, type SqlParam } from './logsql-sql.js';
 import { logFacets, logStreamFieldNames, logStreamFieldValues } from './logsql-facets-sql.js';
@@ -17,6 +17,7 @@ import { LOGS_TABLE_SQL, REPLAY_TABLE_SQL, SPANS_TABLE_SQL, WAL_STATE_TABLE_SQL 
 import { appendReplay, listReplaySessions, replayChunks } from './replay-store.js';
 import { appendMetrics } from './metrics-store.js';
 import { oldestData, spanDurations } from './detector-reads-sql.js';
+import { sampleTracesSql } from './trace-sample-sql.js';
 import { withAppender } from './appender.js';
 import { DuckdbSeriesSource, METRIC_TABLES_SQL } from './samples-sql.js';
 import type { SeriesSource } from '../../../query/promql/series-source.js';
@@ -195,6 +196,11 @@ class DuckdbStore implements DuckdbTelemetryStore {
 
   oldestData(tenantId: string, what: OldestDataQuery): Promise<number | null> {
     return oldestData(this.reader, tenantId, what);
+  }
+
+  async sampleTraces(tenantId: string, range: TimeRange, filter: TraceSampleFilter, limit: number): Promise<Span[]> {
+    const { sql, params } = sampleTracesSql(tenantId, range, filter, limit);
+    return (await this.read(sql, params)).map(rowToSpan);
   }
 
   listReplays(tenantId: string, range: TimeRange, limit: number): Promise<ReplaySession[]> {

@@ -10,7 +10,7 @@ import type { LogsqlQuery } from '../../../query/logsql/ast.js';
 import type { SeriesSource } from '../../../query/promql/series-source.js';
 import type {
   Facet, FacetsOptions, HitsSeries, LogRow, OldestDataQuery, ReplaySession, SpanDurationGroup, SpanFilter, TimeRange,
-  TraceFilter, TraceSummary, ValueHits,
+  TraceFilter, TraceSampleFilter, TraceSummary, ValueHits,
 } from '../telemetry-store.js';
 import type { CallMessage, ReplyMessage } from './worker-host.js';
 import type { DuckdbTelemetryStore } from './duckdb-store.js';
@@ -99,6 +99,9 @@ class WorkerStore implements DuckdbTelemetryStore {
   }
   oldestData(tenantId: string, what: OldestDataQuery): Promise<number | null> {
     return this.call('oldestData', [tenantId, what]);
+  }
+  sampleTraces(tenantId: string, range: TimeRange, filter: TraceSampleFilter, limit: number): Promise<Span[]> {
+    return this.call('sampleTraces', [tenantId, range, filter, limit]);
   }
   listReplays(tenantId: string, range: TimeRange, limit: number): Promise<ReplaySession[]> {
     return this.call('listReplays', [tenantId, range, limit]);
