@@ -70,6 +70,18 @@ for (const path of ['', '/insert/elasticsearch']) {
       assert.ok(rows.some((r) => r._msg === 'created document'));
     });
 
+    test('bulk() with actions that name no _index stores every document (issue 12 item 7)', async () => {
+      const service = uid('es-noindex-');
+      const reply = await client({ path }).bulk({
+        operations: [{ index: {} }, { message: 'no index named', service }, { create: {} }, { message: 'none here either', service }],
+      });
+      assert.equal(reply.errors, false, JSON.stringify(reply));
+      assert.deepEqual(reply.items.map((it) => it.index?.status ?? it.create?.status), [201, 201]);
+      assert.deepEqual(reply.items.map((it) => it.index?._index ?? it.create?._index), ['', '']);
+      const rows = await waitLogs(svc, acct, `service:${service}`, 2);
+      assert.equal(rows.length, 2);
+    });
+
     test('helpers.bulk({ datasource, onDocument }) reports every document successful', async () => {
       const service = uid('es-helper-');
       const docs = Array.from({ length: 25 }, (_, i) => ({ message: `helper doc ${i}`, service, n: i }));

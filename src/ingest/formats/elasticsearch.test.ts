@@ -108,18 +108,27 @@ void test('a malformed document line fails only its item (400, errors:true); the
     { index: { _index: 'a' } }, '{"message": "broken',
     { create: { _index: 'a' } }, '[1,2]',
     { create: { _index: 'a' } }, { message: 'fine' },
-    { create: {} }, { message: 'no index anywhere' },
   );
   const parsed = parseBulk(body, '/_bulk', NOW_NS);
   assert.deepEqual(parsed.batch.logs.map((e) => e.msg), ['fine']);
   const { reply: r } = await reply(body);
   assert.equal(r.errors, true);
   assert.equal(r.accepted, 1);
-  assert.deepEqual(r.items.map((it) => Object.values(it)[0]?.status), [400, 400, 201, 400]);
+  assert.deepEqual(r.items.map((it) => Object.values(it)[0]?.status), [400, 400, 201]);
   assert.equal(r.items[0]?.index?.error?.type, 'mapper_parsing_exception');
   assert.match(r.items[0].index.error.reason, /not valid JSON/);
   assert.match(r.items[1]?.create?.error?.reason ?? '', /must be a JSON object/);
-  assert.match(r.items[3]?.create?.error?.reason ?? '', /index is missing/);
+});
+
+void test('an action without _index on the bare /_bulk is stored, its item _index empty (issue 12 item 7)', async () => {
+  const body = bulk({ create: {} }, { message: 'no index anywhere' }, { index: {} }, { message: 'nor here' });
+  const parsed = parseBulk(body, '/_bulk', NOW_NS);
+  assert.deepEqual(parsed.batch.logs.map((e) => e.msg), ['no index anywhere', 'nor here']);
+  assert.equal(parsed.batch.logs[0]?.fields._index, undefined, 'no _index field is invented');
+  const { reply: r } = await reply(body);
+  assert.equal(r.errors, false);
+  assert.deepEqual(r.items.map((it) => [Object.keys(it)[0], Object.values(it)[0]?.status, Object.values(it)[0]?._index]),
+    [['create', 201, ''], ['index', 201, '']]);
 });
 
 void test('a trailing action without its document line is a per-item failure; the final newline is optional', async () => {

@@ -17,7 +17,8 @@
 // (else `timestamp`, `_time`; else the time of receipt); `service` ← service.name | service |
 // fields.service; `severity` ← log.level | level | severity; trace/span ids ← trace.id / span.id (ECS)
 // when hex. The document is flattened into dotted fields (minus the message, the used time field and a
-// bare `service` key); `_index` (from the action, else the path) and a client-given `_id` are fields too.
+// bare `service` key); `_index` (from the action, else the path; none at all is accepted) and a client-given `_id`
+// are fields too.
 import { randomBytes } from 'node:crypto';
 import { errors } from '../../errors.js';
 import type { RequestContext } from '../../front-doors/context.js';
@@ -186,8 +187,9 @@ export function parseBulk(body: Buffer, path: string, nowNs: bigint): ParsedBody
       continue;
     }
     const doc = documentOf(action, next()?.line);
+    // No `_index` in the action or the path is stored like any other (issue 12 item 7): there are no indices
+    // here, and ES's "index is missing" would only make a shipper drop the line. The item's `_index` stays ''.
     if (!doc.ok) items.push(failure(action, index, id, doc.type, doc.reason));
-    else if (index === '') items.push(failure(action, index, id, 'action_request_validation_exception', 'index is missing'));
     else {
       logs.push(toEntry(doc.doc, index, givenId, nowNs));
       items.push({ action, index, id, status: 201 });
