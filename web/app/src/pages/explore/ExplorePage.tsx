@@ -21,6 +21,8 @@ import { ResultsTable } from './ResultsTable';
 import { RowDrawer } from './RowDrawer';
 import { LiveTail, MAX_TAIL_ROWS } from './LiveTail';
 import { SaveSearch } from './SaveSearch';
+import { AskBar } from './AskBar';
+import { ExplainDrawer } from './ExplainDrawer';
 import { useSlashFocus } from '../../lib/keys';
 import './explore.css';
 
@@ -40,6 +42,7 @@ export default function ExplorePage({ session, tenant, params }: PageProps) {
   const [tail, setTail] = useState<LiveTail | null>(null);
   const [paused, setPaused] = useState(false);
   const [copied, setCopied] = useState('');
+  const [explaining, setExplaining] = useState<'rca' | 'deep' | null>(null);
   const editor = useRef<EditorView | null>(null);
   useSlashFocus(() => editor.current?.focus());
 
@@ -125,6 +128,7 @@ export default function ExplorePage({ session, tenant, params }: PageProps) {
           }}>{paused ? 'Resume' : 'Pause'}</button>
         )}
       </div>
+      <AskBar tenant={tenant} range={resolved} onLogs={(a) => setParams({ query: a.query, start: a.start, end: a.end }, { push: true })} />
       <div class="toolbar">
         <SaveSearch tenant={tenant} query={urlQuery} canWrite={canWrite(session)} onLoad={run} />
         <label class="field-inline">Limit
@@ -133,6 +137,10 @@ export default function ExplorePage({ session, tenant, params }: PageProps) {
           </select>
         </label>
         <button type="button" onClick={() => void copyCurl()}>Copy as curl</button>
+        <button type="button" onClick={() => setExplaining('rca')} disabled={tail !== null}
+          title="What sets these entries apart from the same length of time before">Explain</button>
+        <button type="button" onClick={() => setExplaining('deep')} disabled={tail !== null}
+          title="Suspect services across logs, traces and metrics in this range">Deep analysis</button>
         {copied !== '' && <span class="muted mono" role="status" style={{ maxWidth: '40vw', overflow: 'hidden', textOverflow: 'ellipsis' }}>{copied}</span>}
         <span class="spacer" />
         <span class="muted" role="status" aria-live="polite">
@@ -147,6 +155,10 @@ export default function ExplorePage({ session, tenant, params }: PageProps) {
         <ResultsTable rows={rows} selected={open?.index ?? -1} onOpen={(row, index) => setOpen({ row, index })}
           emptyText={busy || error !== '' ? '' : tail ? 'Waiting for new entries…' : 'No entries match this query in this time range.'} />
       </div>
+      {explaining && (
+        <ExplainDrawer tenant={tenant} query={urlQuery} range={resolved} deep={explaining === 'deep'} onClose={() => setExplaining(null)}
+          onShow={(q) => { setExplaining(null); setParams({ query: q, start: resolved.start, end: resolved.end }, { push: true }); }} />
+      )}
       {open && <RowDrawer tenant={tenant} row={open.row} onClose={() => setOpen(null)} onFilter={(f) => { setOpen(null); addFilter(f); }} />}
     </div>
   );
