@@ -77,6 +77,34 @@ export interface ReplaySession {
   user: string;
 }
 
+/**
+ * What `logValueCounts` counts (RCA, DESIGN §9 `ai/rca`): the entries a LogsQL filter selects in each of several
+ * ranges, and in each range how many carry each value of a field, or each pair of values of two fields.
+ */
+export interface ValueCountsRequest {
+  /** Counted separately, in this order; they may overlap. */
+  ranges: TimeRange[];
+  /** Field groups: `[f]` counts the values of f, `[f, g]` the pairs of values of f and g. Empty values never count. */
+  groups: string[][];
+  /** A value (or pair) is returned only when it has at least this many entries in `ranges[0]`. */
+  minCount: number;
+}
+
+export interface ValueCount {
+  /** Index into the request's `groups`. */
+  group: number;
+  /** One value per field of the group. */
+  values: string[];
+  /** Entries per range. */
+  counts: number[];
+}
+
+export interface ValueCounts {
+  /** Entries the filter selects in each range. */
+  totals: number[];
+  values: ValueCount[];
+}
+
 /** Which traces deep RCA samples (DESIGN §9 `ai/deep-rca`): those with a span of `service`, with an error or without. */
 export interface TraceSampleFilter {
   service?: string;
@@ -136,6 +164,11 @@ export interface TelemetryStore extends WalTarget {
   logStreamFieldNames(tenantId: string, query: LogsqlQuery, range: TimeRange): Promise<ValueHits[]>;
   /** The values of one stream label in the query's result, most frequent first, at most `limit` (<= 0: all). */
   logStreamFieldValues(tenantId: string, query: LogsqlQuery, range: TimeRange, field: string, limit: number): Promise<ValueHits[]>;
+  /**
+   * Exact counts of the values (and value pairs) of field groups in several ranges, in one pass over the entries the
+   * query's filter selects (its pipes are ignored): what RCA compares between an incident and its baseline.
+   */
+  logValueCounts(tenantId: string, query: LogsqlQuery, req: ValueCountsRequest): Promise<ValueCounts>;
 
   getTrace(tenantId: string, traceId: string): Promise<Span[]>;
   findTraces(tenantId: string, filter: TraceFilter): Promise<TraceSummary[]>;

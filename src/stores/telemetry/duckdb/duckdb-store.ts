@@ -9,7 +9,7 @@ import type { Span, SpanEvent, SpanLink } from '../../../model/span.js';
 import type { LogsqlQuery } from '../../../query/logsql/ast.js';
 import type {
   Facet, FacetsOptions, HitsSeries, LogRow, OldestDataQuery, ReplaySession, SpanDurationGroup, SpanFilter, TelemetryStore,
-  TimeRange, TraceFilter, TraceSampleFilter, TraceSummary, ValueHits,
+  TimeRange, TraceFilter, TraceSampleFilter, TraceSummary, ValueCounts, ValueCountsRequest, ValueHits,
 } from '../telemetry-store.js';
 import { logFieldNames, logFieldValues, logHits, searchLogs, type SqlExecutor, type SqlParam } from './logsql-sql.js';
 import { logFacets, logStreamFieldNames, logStreamFieldValues } from './logsql-facets-sql.js';
@@ -18,6 +18,7 @@ import { appendReplay, listReplaySessions, replayChunks } from './replay-store.j
 import { appendMetrics } from './metrics-store.js';
 import { oldestData, spanDurations } from './detector-reads-sql.js';
 import { sampleTracesSql } from './trace-sample-sql.js';
+import { logValueCounts } from './value-counts-sql.js';
 import { withAppender } from './appender.js';
 import { DuckdbSeriesSource, METRIC_TABLES_SQL } from './samples-sql.js';
 import type { SeriesSource } from '../../../query/promql/series-source.js';
@@ -145,6 +146,9 @@ class DuckdbStore implements DuckdbTelemetryStore {
 
   logFacets(tenantId: string, query: LogsqlQuery, range: TimeRange, opts: FacetsOptions): Promise<Facet[]> {
     return logFacets(this.reader, tenantId, query, range, opts);
+  }
+  logValueCounts(tenantId: string, query: LogsqlQuery, req: ValueCountsRequest): Promise<ValueCounts> {
+    return logValueCounts(this.reader, tenantId, query, req);
   }
 
   logStreamFieldNames(tenantId: string, query: LogsqlQuery, range: TimeRange): Promise<ValueHits[]> {

@@ -10,7 +10,7 @@ import type { LogsqlQuery } from '../../../query/logsql/ast.js';
 import type { SeriesSource } from '../../../query/promql/series-source.js';
 import type {
   Facet, FacetsOptions, HitsSeries, LogRow, OldestDataQuery, ReplaySession, SpanDurationGroup, SpanFilter, TimeRange,
-  TraceFilter, TraceSampleFilter, TraceSummary, ValueHits,
+  TraceFilter, TraceSampleFilter, TraceSummary, ValueCounts, ValueCountsRequest, ValueHits,
 } from '../telemetry-store.js';
 import type { CallMessage, ReplyMessage } from './worker-host.js';
 import type { DuckdbTelemetryStore } from './duckdb-store.js';
@@ -81,6 +81,9 @@ class WorkerStore implements DuckdbTelemetryStore {
   }
   logFacets(tenantId: string, query: LogsqlQuery, range: TimeRange, opts: FacetsOptions): Promise<Facet[]> {
     return this.call('logFacets', [tenantId, query, range, opts]);
+  }
+  logValueCounts(tenantId: string, query: LogsqlQuery, req: ValueCountsRequest): Promise<ValueCounts> {
+    return this.call('logValueCounts', [tenantId, query, req]);
   }
   logStreamFieldNames(tenantId: string, query: LogsqlQuery, range: TimeRange): Promise<ValueHits[]> {
     return this.call('logStreamFieldNames', [tenantId, query, range]);
