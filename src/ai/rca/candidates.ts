@@ -13,8 +13,14 @@ export const VERSION_LIKE = /(^|[._-])(version|ver|deployment|deploy|release|ima
 const SKIP = new Set(['_time', '_msg', '_stream', '_stream_id', 'trace_id', 'span_id']);
 /** A field whose sampled values are mostly distinct is an id: its values cannot reach the minimum support. */
 const MAX_DISTINCT_SHARE = 0.3;
-/** Pairs are counted among at most this many fields, each with at most PAIR_MAX_DISTINCT values in the sample. */
-const PAIR_FIELDS = 6;
+/** A numeric field with more sampled values than this is a measurement (a duration, a size), not a category. */
+const MAX_NUMERIC_DISTINCT = 50;
+/**
+ * Pairs are counted among the PAIR_FIELDS fields whose best value moved most in the samples, each with at most
+ * PAIR_MAX_DISTINCT sampled values: every pair of fields costs the store another grouping over both windows, and
+ * pairs are only tested among the top single candidates anyway.
+ */
+const PAIR_FIELDS = 4;
 const PAIR_MAX_DISTINCT = 40;
 /** Single candidates whose pairs are tested (issue 10: "pairs among the top single candidates"). */
 export const TOP_SINGLES = 8;
@@ -26,23 +32,45 @@ export interface Fields {
   versionLike: string[];
 }
 
+interface Seen {
+  n: number;
+  numeric: boolean;
+  inc: Map<string, number>;
+  base: Map<string, number>;
+}
+
 /** The fields worth counting, from the sampled rows of both windows. */
-export function discoverFields(rows: readonly LogRow[]): Fields {
-  const seen = new Map<string, { n: number; values: Set<string> }>();
-  for (const row of rows) {
-    for (const [k, v] of Object.entries(row)) {
-      if (SKIP.has(k) || (typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean') || v === '') continue;
-      let s = seen.get(k);
-      if (!s) seen.set(k, (s = { n: 0, values: new Set() }));
-      s.n++;
-      s.values.add(String(v));
+export function discoverFields(incRows: readonly LogRow[], baseRows: readonly LogRow[]): Fields {
+  const seen = new Map<string, Seen>();
+  const tally = (rows: readonly LogRow[], side: 'inc' | 'base') => {
+    for (const row of rows) {
+      for (const [k, v] of Object.entries(row)) {
+        if (SKIP.has(k) || (typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean') || v === '') continue;
+        let s = seen.get(k);
+        if (!s) seen.set(k, (s = { n: 0, numeric: true, inc: new Map(), base: new Map() }));
+        const text = String(v);
+        s.n++;
+        s.numeric &&= typeof v === 'number' || /^-?\d+(\.\d+)?$/.test(text);
+        s[side].set(text, (s[side].get(text) ?? 0) + 1);
+      }
     }
-  }
-  const fields = [...seen].filter(([, s]) => s.values.size <= Math.max(10, MAX_DISTINCT_SHARE * s.n));
-  const singles = fields.map(([k]) => k).sort();
-  const pairable = fields.filter(([, s]) => s.values.size > 1 && s.values.size <= PAIR_MAX_DISTINCT)
-    .sort((a, b) => a[1].values.size - b[1].values.size || (a[0] < b[0] ? -1 : 1)).slice(0, PAIR_FIELDS).map(([k]) => k);
-  return { singles, pairable, versionLike: [...seen.keys()].filter((k) => VERSION_LIKE.test(k)).sort() };
+  };
+  tally(incRows, 'inc');
+  tally(baseRows, 'base');
+  const distinct = (s: Seen) => new Set([...s.inc.keys(), ...s.base.keys()]).size;
+  const fields = [...seen].filter(([, s]) => {
+    const d = distinct(s);
+    return d <= Math.max(10, MAX_DISTINCT_SHARE * s.n) && !(s.numeric && d > MAX_NUMERIC_DISTINCT);
+  });
+  // How far the field's most moved value moved in the samples: a rough, cheap ranking of where pairs may lie.
+  const moved = (s: Seen) => Math.max(0, ...[...s.inc].map(([v, a]) => {
+    const b = s.base.get(v) ?? 0;
+    return a < 3 ? 0 : -gTest({ a, nA: incRows.length, b, nB: baseRows.length }).log10p;
+  }));
+  const pairable = fields.filter(([, s]) => distinct(s) > 1 && distinct(s) <= PAIR_MAX_DISTINCT)
+    .map(([k, s]) => ({ k, m: moved(s) })).filter((x) => x.m > 2)
+    .sort((a, b) => b.m - a.m || (a.k < b.k ? -1 : 1)).slice(0, PAIR_FIELDS).map((x) => x.k);
+  return { singles: fields.map(([k]) => k).sort(), pairable, versionLike: [...seen.keys()].filter((k) => VERSION_LIKE.test(k)).sort() };
 }
 
 export interface Scope {

@@ -19,7 +19,11 @@ export interface Tested {
 export const MAX_Q = 0.01;
 /** Below one point of share a difference is real only on huge counts and explains nothing worth reading. */
 export const MIN_EXCESS = 0.01;
-/** A change "covers" the incident when its excess is at least this share of the largest symptom's excess. */
+/**
+ * A change "covers" the incident when it has at least this share as many events as the largest symptom has excess
+ * events (its count beyond what the baseline share predicts): enough to have produced it. Counts, not shares, so
+ * that a service's error share and a value's share of the query's events compare.
+ */
 const COVER = 0.8;
 export const MAX_HYPOTHESES = 20;
 
@@ -30,10 +34,15 @@ export function rank(tested: readonly Tested[]): Hypothesis[] {
     .filter(({ t, q: lq }) => lq <= Math.log10(MAX_Q) && t.excess >= MIN_EXCESS)
     .map(({ t }) => ({ ...t.hypothesis, score: round(t.excess * evidenceWeight(t.log10p)), excess: t.excess }));
   kept.sort((a, b) => b.score - a.score || b.count - a.count || a.summary.localeCompare(b.summary));
-  const topSymptom = Math.max(0, ...kept.filter((h) => h.kind !== 'change').map((h) => h.excess));
-  const covers = (h: (typeof kept)[number]) => h.kind === 'change' && h.excess >= COVER * topSymptom;
+  const topSymptom = Math.max(0, ...kept.filter((h) => h.kind !== 'change').map(excessEvents));
+  const covers = (h: (typeof kept)[number]) => h.kind === 'change' && h.count >= COVER * topSymptom;
   const ordered = [...kept.filter(covers), ...kept.filter((h) => !covers(h))];
   return ordered.slice(0, MAX_HYPOTHESES).map(({ excess: _excess, ...h }) => h);
+}
+
+/** Events beyond what the baseline share predicts: count × (1 − baseline_share / incident_share). */
+function excessEvents(h: Omit<Hypothesis, 'score'>): number {
+  return h.incident_share > 0 ? h.count * (1 - h.baseline_share / h.incident_share) : 0;
 }
 
 function round(x: number): number {

@@ -39,7 +39,7 @@ export async function rootCauseHypotheses(req: RcaRequest, ctx: AiReadContext): 
   });
   if (incRows.length === 0) return result([], 0, await countIn(ctx, filter, baseline, 'events the query selects in the baseline'));
 
-  const fields = discoverFields([...incRows, ...baseRows]);
+  const fields = discoverFields(incRows, baseRows);
   const groups = groupsOf(fields, selectsAll);
   // Services and deployments are judged over every event (an error share needs the service's other events too);
   // when the query selects everything, the query's own counts are those.

@@ -15,7 +15,7 @@ export interface Window {
 const rangeOf = (w: Window) => ({ startNs: msToNs(w.startMs), endNs: msToNs(w.endMs) });
 
 /** Slices per window a sample is spread over, so that it sees the whole window and not just its newest end. */
-const SAMPLE_SLICES = 6;
+const SAMPLE_SLICES = 4;
 
 /**
  * About `size` entries of the window spread over SAMPLE_SLICES equal slices, the newest of each slice (a store's

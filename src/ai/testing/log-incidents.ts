@@ -33,7 +33,7 @@ export interface KnownCause {
   field?: string;
   value?: string;
   service?: string;
-  /** A fixed part of the injected message (for `new_error_template`). */
+  /** A fixed part of the injected message that masking leaves as it is (for `new_error_template`). */
   messageFragment?: string;
 }
 
@@ -139,7 +139,7 @@ export function knownCause(kind: IncidentKind): KnownCause {
   switch (kind) {
     case 'bad_version': return { kind, field: 'version', value: BAD_VERSION, service: 'checkout' };
     case 'noisy_customer': return { kind, field: 'customer_id', value: NOISY_CUSTOMER };
-    case 'new_error_template': return { kind, messageFragment: NEW_TEMPLATE };
+    case 'new_error_template': return { kind, messageFragment: 'failed: certificate has expired' };
     case 'service_error_jump': return { kind, field: 'service', value: JUMP_SERVICE, service: JUMP_SERVICE };
     case 'none': return { kind };
   }

@@ -13,6 +13,7 @@ import { staleMarker } from '../../model/metric.js';
 import { nsToRfc3339 } from '../../model/time.js';
 import { detectorReadsContract } from './telemetry-store-detectors.contract.js';
 import { traceSampleContract } from './telemetry-store-trace-sample.contract.js';
+import { valueCountsContract } from './telemetry-store-value-counts.contract.js';
 
 /** Opens the store kept under `key` (a fresh temp directory per test); the same key reopens the same data. */
 export type OpenStore = (key: string) => Promise<TelemetryStore>;
@@ -281,6 +282,7 @@ export function telemetryStoreContract(name: string, open: OpenStore, peek: Peek
 
     detectorReadsContract(withStore);
     traceSampleContract(withStore);
+    valueCountsContract(withStore);
 
     void test('a reopened store keeps its rows and position', async () => {
       const key = await mkdtemp(join(tmpdir(), 'sightline-store-'));
