@@ -34,22 +34,29 @@ export function criticalPath(spans: readonly Span[]): PathSection[] {
   let cur: Clipped = top;
   // `bound`: the time up to which `cur` is on the path; undefined = up to its own end (on first arrival).
   let bound: bigint | undefined;
-  // Every step either descends into a child that ends strictly earlier or climbs with an earlier bound, so the
-  // walk ends; the cap guards against a malformed tree all the same.
+  // Climbing back: the position, in cur.kids, of the child just walked; only children after it are candidates.
+  let from = -1;
+  // Every step descends to a child or climbs to a parent past the child it came from, so the walk ends; the cap
+  // guards against a malformed tree all the same.
   for (let steps = 0; steps < 4 * spans.length + 4; steps++) {
     const until = bound ?? cur.end;
-    // Arriving at a span: its last-finishing child. Climbing back to it: the last child done before `until`.
-    const next = bound === undefined ? cur.kids[0] : cur.kids.find((k) => k.end < until);
+    // Arriving at a span: its last-finishing child. Climbing back to it: the last child done by `until` (Jaeger
+    // asks for strictly before; a call that ends exactly when the next begins was still waited for).
+    const at = bound === undefined ? (cur.kids.length > 0 ? 0 : -1) : cur.kids.findIndex((k, i) => i > from && k.end <= until);
+    const next = cur.kids[at];
     if (next) {
       if (next.end < until) out.push({ span: cur.span, startNs: next.end, endNs: until });
       cur = next;
       bound = undefined;
+      from = -1;
       continue;
     }
     if (cur.start < until) out.push({ span: cur.span, startNs: cur.start, endNs: until });
-    if (!cur.parent) break;
+    const parent = cur.parent;
+    if (!parent) break;
     bound = cur.start;
-    cur = cur.parent;
+    from = parent.kids.indexOf(cur);
+    cur = parent;
   }
   return out;
 }

@@ -58,7 +58,8 @@ async function suspectHypotheses(suspects: Suspect[], logs: LogFindings, w: Wind
       if (e instanceof AiUnprocessable) continue;
       throw e;
     }
-    const top = result.hypotheses.slice(0, HYPOTHESES_PER_SUSPECT);
+    // Log RCA also weighs every service's error share; about this suspect, another service's share says nothing.
+    const top = result.hypotheses.filter((h) => h.kind !== 'service' || h.value === s.service).slice(0, HYPOTHESES_PER_SUSPECT);
     out.push(...top);
     for (const h of top.slice(0, 2)) s.evidence.push({ kind: `log_${h.kind}`, signal: 'logs', query: h.query, text: h.summary });
   }
@@ -74,7 +75,7 @@ function summarise(suspects: Suspect[], metrics: MetricFindings, scope: Readonly
     return `No confident suspect${where}: no service's errors, critical-path time or metrics changed against the baseline `
       + `enough to reach a score of ${CONFIDENT_SCORE}${top ? ` (highest: ${top.service}, ${top.score})` : ''}.${firstText}`;
   }
-  const lead = top.evidence.find((e) => e.kind === 'error_origin' || e.kind === 'critical_path') ?? top.evidence[0];
+  const lead = top.evidence[0];
   const others = suspects.slice(1).filter((s) => s.score >= CONFIDENT_SCORE).map((s) => s.service);
   return `Most likely cause${where}: ${top.service} (score ${top.score})${lead ? `: ${lead.text}` : ''}.`
     + (others.length > 0 ? ` Also affected: ${others.join(', ')}.` : '') + firstText;

@@ -72,7 +72,13 @@ export function rankSuspects(w: Windows, traces: TraceFindings, metrics: MetricF
       });
     }
     if (value <= 0 && p.evidence.length === 0) continue;
-    out.push({ service, score: Math.round(value * 1000) / 1000, evidence: p.evidence });
+    // The evidence that weighs most first (what the summary quotes); the unweighted context after it.
+    const weight = (kind: string): number => (kind === 'error_origin' ? WEIGHTS.origin * p.origin
+      : kind === 'critical_path' ? WEIGHTS.criticalPath * p.criticalPath
+        : kind === 'metric_change' ? WEIGHTS.metricFirst * p.metricFirst
+          : kind === 'error_jump' || kind === 'log_errors' ? WEIGHTS.errorJump * p.errorJump : 0);
+    const evidence = p.evidence.map((e, i) => ({ e, i, w: weight(e.kind) })).sort((a, b) => b.w - a.w || a.i - b.i).map((x) => x.e);
+    out.push({ service, score: Math.round(value * 1000) / 1000, evidence });
   }
   return out.sort((a, b) => b.score - a.score || (a.service < b.service ? -1 : 1));
 }
@@ -94,7 +100,8 @@ function partsOf(service: string, w: Windows, traces: TraceFindings, metrics: Me
     const share = origin.traces / traces.origins.traces;
     p.origin = share * spanGate;
     const base = traces.baselineOrigins.origins.get(service)?.traces ?? 0;
-    p.evidence.push({
+    // The usual scattering of one-off failures (no rise in the service's error rate) is not evidence.
+    if (p.origin > 0) p.evidence.push({
       kind: 'error_origin', signal: 'traces', query: origin.examples.map((id) => `trace_id=${id}`).join(' OR '),
       text: `errors begin here (deepest failing span, its callees healthy) in ${origin.traces} of ${traces.origins.traces} sampled error traces (${pct(share)}); baseline ${base} of ${traces.baselineOrigins.traces}`,
     });

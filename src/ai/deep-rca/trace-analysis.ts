@@ -14,6 +14,8 @@ import { mean, welchT } from './stats.js';
 
 /** Traces sampled per window and kind (issue 10: bound the cost). */
 export const TRACE_SAMPLE = 200;
+/** Welch's t from which a critical-path rise is dated on the timeline. */
+const JUMP_T = 3;
 /** Durations sampled per (service, span name) by spanDurations: enough for a p95. */
 const DURATION_SAMPLE = 200;
 
@@ -195,9 +197,13 @@ function compareCriticalPaths(win: TraceSelfTimes[], base: TraceSelfTimes[]): Ma
     const ops = [...opNames].map((name) => ({ name, windowMs: opMean(win, name), baselineMs: opMean(base, name) }))
       .sort((x, y) => (y.windowMs - y.baselineMs) - (x.windowMs - x.baselineMs) || (x.name < y.name ? -1 : 1));
     const change: CriticalPathChange = { windowMs: mean(w), baselineMs: mean(b), t: welchT(w, b), ops };
-    const shift = firstSustainedShift(b, w);
-    const jumped = shift && shift.direction > 0 ? win[shift.index] : undefined;
-    if (jumped) change.jumpMs = jumped.startMs;
+    if (change.t >= JUMP_T) {
+      // When the rise began, over the traces the service is on (a route that skips it says nothing of it).
+      const on = win.flatMap((t, i) => ((w[i] ?? 0) > 0 ? [{ t, ms: w[i] ?? 0 }] : []));
+      const shift = firstSustainedShift(b.filter((x) => x > 0), on.map((x) => x.ms), 0.1);
+      const jumped = shift && shift.direction > 0 ? on[shift.index] : undefined;
+      if (jumped) change.jumpMs = jumped.t.startMs;
+    }
     let slowest = -1;
     w.forEach((ms, i) => {
       if (ms > slowest) {

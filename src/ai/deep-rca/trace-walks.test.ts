@@ -76,6 +76,12 @@ void test('critical path: the last-finishing child, then what finished before it
 void test('critical path: sequential children are all on it; a child overrunning its parent is clipped', () => {
   const seq = criticalSelfTimeMs([s('r', '', 'api', 0, 50), s('a', 'r', 'a', 5, 20), s('b', 'r', 'b', 25, 45)]);
   assert.deepEqual([...seq].sort(), [[opKey('a', 'a'), 15], [opKey('api', 'r'), 15], [opKey('b', 'b'), 20]]);
+  // A call that ends exactly when the next begins was still waited for.
+  const touching = criticalSelfTimeMs([s('r', '', 'api', 0, 50), s('a', 'r', 'a', 5, 20), s('b', 'r', 'b', 20, 45)]);
+  assert.deepEqual([...touching].sort(), [[opKey('a', 'a'), 15], [opKey('api', 'r'), 10], [opKey('b', 'b'), 25]]);
+  // Zero-length children, even at the same instant, end the walk.
+  const instant = criticalSelfTimeMs([s('r', '', 'api', 0, 10), s('a', 'r', 'a', 5, 5), s('b', 'r', 'b', 5, 5)]);
+  assert.deepEqual([...instant], [[opKey('api', 'r'), 10]]);
   // Clock skew: the child seems to end 5 ms after its parent; only its part inside the parent counts.
   const skew = criticalSelfTimeMs([s('r', '', 'api', 0, 50), s('a', 'r', 'db', 10, 55)]);
   assert.equal(skew.get(opKey('db', 'a')), 40);
