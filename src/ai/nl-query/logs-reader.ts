@@ -17,6 +17,7 @@ const PHRASE_INTROS = new Set(['containing', 'contains', 'contain', 'mentioning'
   'matches', 'saying', 'says', 'say', 'message', 'messages', 'msg', 'text', 'including', 'include', 'includes', 'like']);
 const PHRASE_NOUNS = new Set(['text', 'word', 'words', 'phrase', 'string', 'message']);
 const RANK_WORDS = new Set(['count', 'volume', 'hits', 'logs', 'entries', 'events', 'number', 'frequency', 'occurrences', 'lines']);
+const PRESENCE = new Set(['with', 'having', 'has', 'have', 'without']);
 const NEWEST_WORDS = new Set(['last', 'latest', 'newest', 'recent']);
 /** Comparison words → LogsQL range operators ("status above 499" → `status:>499`). */
 const COMPARATORS: [string[], '>' | '>=' | '<' | '<='][] = [
@@ -153,8 +154,10 @@ class LogsReader {
       await this.addFieldValue(field, v.text, i, at + 1, name);
       return at + 1;
     }
-    const before = [l.tokens[i - 1]?.lower, l.tokens[i - 2]?.lower];
-    if (['with', 'having', 'has', 'have'].includes(before[0] ?? '') || (['a', 'an', 'any'].includes(before[0] ?? '') && ['with', 'having', 'has', 'have'].includes(before[1] ?? ''))) {
+    // "with a trace id", "without a trace id" (the negation reads "without"): presence of the field.
+    const prev = l.tokens[i - 1]?.lower ?? '';
+    const lead = ['a', 'an', 'any'].includes(prev) ? (l.tokens[i - 2]?.lower ?? '') : prev;
+    if (PRESENCE.has(lead)) {
       this.add({ kind: 'exists', field }, i, m.to, `'${name}' → entries that have ${field}`);
       return m.to;
     }

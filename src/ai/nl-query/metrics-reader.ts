@@ -215,13 +215,7 @@ class MetricsReader {
       l.place(i, q.to, `'${l.text(i, q.to)}' → quantile ${q.phi}`);
       return q.to;
     }
-    if (w === 'top') {
-      const n = numberWord(l.word(i + 1));
-      const to = n === undefined ? i + 1 : i + 2;
-      intent.topk = n ?? 10;
-      l.place(i, to, `'${l.text(i, to)}' → topk(${intent.topk})`);
-      return to;
-    }
+    if (w === 'top') return this.topAt(i);
     const agg = AGG_WORDS[w];
     if (agg !== undefined) {
       if (intent.kind === 'histogram' && agg === 'avg') intent.mean = true;
@@ -280,6 +274,22 @@ class MetricsReader {
       return i + 1;
     }
     return undefined;
+  }
+
+  /** "top 3 services by request rate": topk over the named labels; "by" then leads to the metric's own words. */
+  private topAt(i: number): number {
+    const { l, intent } = this;
+    const n = numberWord(l.word(i + 1));
+    let to = n === undefined || l.word(i + 1) === 'a' ? i + 1 : i + 2;
+    intent.topk = n !== undefined && Number.isInteger(n) && n > 0 ? n : 10;
+    const labels = longestMatch(l, to, this.names);
+    if (labels) {
+      intent.groupBy.push(labels.hit);
+      to = labels.to;
+      if (l.word(to) === 'by' && (l.isPlaced(to + 1) || SHAPE_WORDS.has(l.word(to + 1) ?? '') || ERROR_WORDS.has(l.word(to + 1) ?? ''))) to++;
+    }
+    l.place(i, to, `'${l.text(i, to)}' → topk(${intent.topk}${labels ? `, by ${labels.hit}` : ''})`);
+    return to;
   }
 
   private addMatcher(label: string, value: string, from: number, to: number): void {

@@ -56,6 +56,7 @@ export function readTime(l: Ledger, nowMs: number): TimeRead | undefined {
   const today = Math.floor(nowMs / DAY) * DAY;
   let span: Part | undefined;
   let day: Extract<Part, { kind: 'day' }> | undefined;
+  const said: string[] = [];
   for (let i = 0; i < l.length; i++) {
     if (!l.free(i)) continue;
     const m = matchAt(l, i, nowMs, today);
@@ -72,10 +73,12 @@ export function readTime(l: Ledger, nowMs: number): TimeRead | undefined {
     if (from > 0 && l.word(from - 1) === 'the') from--;
     if (from > 0 && LEAD_INS.has(l.word(from - 1) ?? '')) from--;
     l.place(from, m.to);
+    said.push(l.text(from, m.to));
     i = m.to - 1;
   }
   if (!span && !day) return undefined;
   const read = resolve(span, day, nowMs, today);
+  read.note = `'${said.join(' ')}' → ${read.note}`;
   l.notes.push(read.note);
   return read;
 }
@@ -83,18 +86,18 @@ export function readTime(l: Ledger, nowMs: number): TimeRead | undefined {
 function resolve(span: Part | undefined, day: Extract<Part, { kind: 'day' }> | undefined, nowMs: number, today: number): TimeRead {
   if (!span && day) {
     const end = Math.min(day.startMs + DAY, nowMs);
-    return absolute(day.startMs, end, `'${day.label}' → ${isoDay(day.startMs)} (UTC)${end === nowMs ? ', up to now' : ''}`);
+    return absolute(day.startMs, end, `${isoDay(day.startMs)} (UTC)${end === nowMs ? ', up to now' : ''}`);
   }
   if (!span) throw new Error('unreachable');
   switch (span.kind) {
     case 'last':
-      return { startMs: nowMs - span.ms, endMs: nowMs, logsql: `_time:${span.text}`, note: `'last ${span.text}' → the ${span.text} before now` };
+      return { startMs: nowMs - span.ms, endMs: nowMs, logsql: `_time:${span.text}`, note: `the ${span.text} before now` };
     case 'day':
     case 'this':
-      return absolute(span.startMs, nowMs, `'${span.label}' → from ${iso(span.startMs)} to now`);
+      return absolute(span.startMs, nowMs, `from ${iso(span.startMs)} to now`);
     case 'since': {
       const at = pointMs(span.point, day?.startMs, today, nowMs);
-      return absolute(at, nowMs, `'since ${span.point.label}' → from ${iso(at)} to now`);
+      return absolute(at, nowMs, `from ${iso(at)} to now`);
     }
     case 'between': {
       let a = pointMs(span.a, day?.startMs, today, Infinity);
@@ -104,11 +107,12 @@ function resolve(span: Part | undefined, day: Extract<Part, { kind: 'day' }> | u
       // "between 23:00 and 01:00" crosses midnight.
       if (b <= a && span.b.dayMs === undefined) b += DAY;
       // A window later today than now means the most recent one: yesterday's.
-      if (a > nowMs && day === undefined && span.a.dayMs === undefined) {
+      const ahead = a > nowMs && day === undefined && span.a.dayMs === undefined;
+      if (ahead) {
         a -= DAY;
         b -= DAY;
       }
-      return absolute(a, b, `'between ${span.a.label} and ${span.b.label}' → ${iso(a)} to ${iso(b)}`);
+      return absolute(a, b, `${iso(a)} to ${iso(b)}${ahead ? ' (today\'s is still ahead, so yesterday\'s)' : ''}`);
     }
   }
 }
