@@ -9,7 +9,7 @@ import { AiUnprocessable } from '../model.js';
 import { msToRfc3339 } from '../evidence.js';
 import { rootCauseHypotheses } from '../rca/rca.js';
 import { analyseLogs, serviceErrorsQuery, type LogFindings } from './log-errors.js';
-import { analyseMetrics, type MetricFindings } from './metric-changes.js';
+import { analyseMetrics, MAX_SERIES, type MetricFindings } from './metric-changes.js';
 import { windowsOf, type DeepRcaRequest, type DeepRcaResult, type Suspect, type TimelineEvent, type Windows } from './model.js';
 import { CONFIDENT_SCORE, rankSuspects } from './ranking.js';
 import { analyseTraces, type TraceFindings } from './trace-analysis.js';
@@ -69,7 +69,8 @@ async function suspectHypotheses(suspects: Suspect[], logs: LogFindings, w: Wind
 function summarise(suspects: Suspect[], metrics: MetricFindings, scope: ReadonlySet<string> | undefined, service?: string): string {
   const where = service === undefined ? '' : ` (${service} and what it calls: ${[...(scope ?? [])].sort().join(', ')})`;
   const first = metrics.changes[0];
-  const firstText = first ? ` The first metric to move was ${first.query} at ${msToRfc3339(first.firstChangeMs)}.` : '';
+  const firstText = (first ? ` The first metric to move was ${first.query} at ${msToRfc3339(first.firstChangeMs)}.` : '')
+    + (metrics.skippedNames > 0 ? ` ${metrics.skippedNames} metric names were left out past the ${MAX_SERIES}-series budget.` : '');
   const top = suspects[0];
   if (!top || top.score < CONFIDENT_SCORE) {
     return `No confident suspect${where}: no service's errors, critical-path time or metrics changed against the baseline `

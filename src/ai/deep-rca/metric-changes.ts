@@ -39,25 +39,27 @@ export interface MetricFindings {
 
 export async function analyseMetrics(ctx: AiReadContext, w: Windows, scope?: ReadonlySet<string>): Promise<MetricFindings> {
   const src = ctx.telemetry.metrics;
-  const names = await src.labelValues(ctx.tenantId, '__name__', [], w.baselineStartMs, w.endMs);
-  ctx.evidence.add('metrics', 'count by (__name__) ({__name__=~".+"})', w.baselineStartMs, w.endMs, 'the metric names with data in the window or baseline');
+  // Series per metric name (labels only, no samples) to spend the series budget before reading any samples;
+  // a backend without series() gives names only, and the budget then counts series as they are read.
+  const perName = new Map<string, number>();
+  if (src.series) {
+    for (const labels of await src.series(ctx.tenantId, [], w.baselineStartMs, w.endMs)) {
+      const name = labels.__name__ ?? '';
+      perName.set(name, (perName.get(name) ?? 0) + 1);
+    }
+  } else {
+    for (const name of await src.labelValues(ctx.tenantId, '__name__', [], w.baselineStartMs, w.endMs)) perName.set(name, 0);
+  }
+  ctx.evidence.add('metrics', 'count by (__name__) ({__name__=~".+"})', w.baselineStartMs, w.endMs, 'the metric names with data in the window or baseline, and their series');
   const counters = new Set((await src.metadata(ctx.tenantId)).filter((m) => m.type === 'counter').map((m) => m.name));
   const bucketMs = Math.max(1, Math.ceil((w.endMs - w.startMs) / MAX_POINTS));
   const out: MetricFindings = { changes: [], seriesRead: 0, skippedNames: 0 };
-  for (const name of names) {
-    if (out.seriesRead >= MAX_SERIES) {
+  for (const [name, count] of [...perName].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
+    if (name === '' || out.seriesRead + count > MAX_SERIES || out.seriesRead >= MAX_SERIES) {
       out.skippedNames++;
       continue;
     }
     const matchers: LabelMatcher[] = [{ name: '__name__', type: '=', value: name }];
-    // Only a name's series count is known after reading them; series() (labels only) checks the budget first.
-    if (src.series) {
-      const count = (await src.series(ctx.tenantId, [matchers], w.baselineStartMs, w.endMs)).length;
-      if (out.seriesRead + count > MAX_SERIES) {
-        out.skippedNames++;
-        continue;
-      }
-    }
     const series = await src.select(ctx.tenantId, matchers, w.baselineStartMs, w.endMs);
     const counter = counters.has(name) || /_(total|count|sum|bucket)$/.test(name);
     ctx.evidence.add('metrics', counter ? `rate(${selector(name, {})}[${bucketMs / 1000}s])` : selector(name, {}),
