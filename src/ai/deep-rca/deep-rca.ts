@@ -25,6 +25,11 @@ const TIMELINE_METRICS = 10;
 
 type Hypotheses = (req: RcaRequest, ctx: AiReadContext) => Promise<RcaResult>;
 
+/**
+ * Ranked suspect services for the window [startMs, endMs) against the same length before it, with evidence, a
+ * timeline and the top suspects' log RCA hypotheses. `hypothesesOf` is `ai/rca`'s analysis; a caller (a test)
+ * may pass another with the same contract. Throws AiUnprocessable (422) for an empty or inverted window.
+ */
 export async function deepRootCause(req: DeepRcaRequest, ctx: AiReadContext, hypothesesOf: Hypotheses = rootCauseHypotheses): Promise<DeepRcaResult> {
   if (!(req.endMs > req.startMs)) throw new AiUnprocessable('end must be after start');
   const w = windowsOf(req);
