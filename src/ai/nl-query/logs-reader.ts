@@ -18,6 +18,7 @@ const PHRASE_INTROS = new Set(['containing', 'contains', 'contain', 'mentioning'
 const PHRASE_NOUNS = new Set(['text', 'word', 'words', 'phrase', 'string', 'message']);
 const RANK_WORDS = new Set(['count', 'volume', 'hits', 'logs', 'entries', 'events', 'number', 'frequency', 'occurrences', 'lines']);
 const PRESENCE = new Set(['with', 'having', 'has', 'have', 'without']);
+const ALL_WORDS = new Set(['all', 'every', 'any']);
 const NEWEST_WORDS = new Set(['last', 'latest', 'newest', 'recent']);
 /** Comparison words → LogsQL range operators ("status above 499" → `status:>499`). */
 const COMPARATORS: [string[], '>' | '>=' | '<' | '<='][] = [
@@ -83,7 +84,7 @@ class LogsReader {
       return i + 1;
     }
     return this.countAt(i) ?? this.groupAt(i) ?? this.topAt(i) ?? this.newestAt(i) ?? this.severityAt(i)
-      ?? this.phraseAt(i) ?? (await this.fieldAt(i)) ?? this.valueAt(i) ?? this.fillerAt(i);
+      ?? this.phraseAt(i) ?? this.logWordAt(i) ?? (await this.fieldAt(i)) ?? this.valueAt(i) ?? this.fillerAt(i);
   }
 
   // --- filters ---
@@ -97,8 +98,10 @@ class LogsReader {
   private severityAt(i: number): number | undefined {
     const level = SEVERITIES[this.l.word(i) ?? ''];
     if (level === undefined) return undefined;
-    this.add({ kind: 'level', level }, i, i + 1, `'${this.l.text(i, i + 1)}' → level ${level}`);
-    return i + 1;
+    // "fatal errors", "critical errors": the adjective names the level, "errors" is just the noun.
+    const to = level !== 'error' && SEVERITIES[this.l.word(i + 1) ?? ''] === 'error' ? i + 2 : i + 1;
+    this.add({ kind: 'level', level }, i, to, `'${this.l.text(i, to)}' → level ${level}`);
+    return to;
   }
 
   /** "containing timeout", "with message connection refused", "mentioning 'disk full'". */
@@ -331,16 +334,31 @@ class LogsReader {
     return at + 2;
   }
 
-  /** Words that carry nothing ("show me", "the", "logs") or that only introduce a value ("from", "on"). */
+  /** "logs", "entries", "messages": what is asked for, not a field ("messages" is not `_msg` here). */
+  private logWordAt(i: number): number | undefined {
+    if (!LOG_WORDS.has(this.l.word(i) ?? '')) return undefined;
+    this.l.place(i, i + 1);
+    this.neg.reset();
+    return i + 1;
+  }
+
+  /**
+   * Words that carry nothing ("show me", "the") or that only introduce a value ("from", "on", and "by" when no
+   * breakdown follows: "logged by the cart service"); "all services" names no filter.
+   */
   private fillerAt(i: number): number | undefined {
-    const w = this.l.word(i) ?? '';
-    if (LOG_WORDS.has(w)) {
-      this.l.place(i, i + 1);
-      this.neg.reset();
-      return i + 1;
+    const { l } = this;
+    const w = l.word(i) ?? '';
+    if (ALL_WORDS.has(w)) {
+      const f = longestMatch(l, i + 1, this.schema.fieldIndex);
+      if (f && !this.isValueToken(f.to)) {
+        l.place(i, f.to, `'${l.text(i, f.to)}' → no filter on ${f.hit}`);
+        this.neg.filler();
+        return f.to;
+      }
     }
-    if (STOP_WORDS.has(w) || PREPOSITIONS.has(w)) {
-      this.l.place(i, i + 1);
+    if (STOP_WORDS.has(w) || PREPOSITIONS.has(w) || w === 'by') {
+      l.place(i, i + 1);
       this.neg.filler();
       return i + 1;
     }

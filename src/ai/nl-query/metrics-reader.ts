@@ -37,6 +37,8 @@ const LABEL_SYNONYMS: Record<string, string[]> = {
 /** Label names a bare value prefers when it is a value of several. */
 const LABEL_PREFERENCE = ['service', 'job', 'app', 'host', 'instance'];
 const RATE_WINDOW = '5m';
+/** Name parts that are units or suffixes: "per second" must not pick a `_seconds` metric. */
+const UNIT_PARTS = new Set(['total', 'second', 'seconds', 'byte', 'bytes', 'count', 'sum', 'bucket', 'ratio', 'info', 'created']);
 
 export interface MetricsIntent {
   metric: string;
@@ -102,7 +104,7 @@ async function chooseMetric(l: Ledger, schema: MetricSchema): Promise<{ name: st
         words.push(i);
         concept.push(...wanted);
         score += w === 'rate' ? 1 : 2;
-      } else if (!STOP_WORDS.has(w) && !PREPOSITIONS.has(w) && w.length > 2 && !['total', 'seconds', 'bytes', 'count', 'sum', 'bucket'].includes(w) && (p.has(w) || p.has(stem(w)))) {
+      } else if (!STOP_WORDS.has(w) && !PREPOSITIONS.has(w) && w.length > 2 && !UNIT_PARTS.has(stem(w)) && (p.has(w) || p.has(stem(w)))) {
         words.push(i);
         score += 1;
       }
@@ -126,8 +128,11 @@ function rankKind(s: { name: string; concept: string[] }): number {
   return k === 'counter' ? 1 : 0;
 }
 
+/** How many of the question's other words are values or names of the metric's labels ("of checkout", "by service"). */
 function valueCover(l: Ledger, labels: Map<string, string[]>, used: number[]): number {
-  const index = labelValueIndex(labels);
+  const index = new Map<string, unknown>(labelValueIndex(labels));
+  for (const label of labels.keys()) for (const k of keysOf(label)) index.set(k, label);
+  for (const [word, targets] of Object.entries(LABEL_SYNONYMS)) if (targets.some((t) => labels.has(t))) index.set(word, word);
   let n = 0;
   for (let i = 0; i < l.length; i++) if (!used.includes(i) && longestMatch(l, i, index)) n++;
   return n;
@@ -245,11 +250,12 @@ class MetricsReader {
         if (!isConnector(l, at) || !longestMatch(l, at + 1, this.names)) break;
         at++;
       }
-      if (labels.length === 0) return undefined;
-      intent.groupBy.push(...labels);
-      l.place(i, at, `'${l.text(i, at)}' → by (${labels.join(', ')})`);
-      this.neg.reset();
-      return at;
+      if (labels.length > 0) {
+        intent.groupBy.push(...labels);
+        l.place(i, at, `'${l.text(i, at)}' → by (${labels.join(', ')})`);
+        this.neg.reset();
+        return at;
+      }
     }
     const name = longestMatch(l, i, this.names);
     if (name && l.free(name.to)) {

@@ -94,7 +94,8 @@ export async function answerQuestion(
       const rangeNote = time ? [] : [input.startMs !== undefined || input.endMs !== undefined ? 'no time in the question → the requested range' : 'no time in the question → the last hour'];
       return answer(a.signal, a.query, range, [...a.notes, ...rangeNote]);
     }
-    first ??= a;
+    // The refusal names the words of the reading that placed the most (the first signal tried on a tie).
+    if (!first || a.unplaced.length < first.unplaced.length) first = a;
   }
   if (ctx.llm) {
     const viaModel = await modelAnswer(input.question, range, ctx, schemas);

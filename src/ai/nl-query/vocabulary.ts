@@ -9,6 +9,8 @@ export const STOP_WORDS = new Set([
   'those', 'it', 'its', 'please', 'can', 'could', 'would', 'let', "let's", 'tell', 'about', 'up', 'some', 'recent',
   'latest', 'logged', 'seen', 'came', 'coming', 'produced', 'emitted', 'raised', 'thrown', 'happening', 'occurring',
   'current', 'currently', 'right', 'now', 'so', 'far', 'with', 'having', 'whose', 'want', 'need', 'to', 'pull',
+  'produce', 'emit', 'generate', 'generated', 'write', 'wrote', 'written', 'throw', 'threw', 'raise', 'saw', 'got',
+  'hit', 'experienced', 'report', 'reported', 'where', 'when',
 ]);
 
 /** Prepositions that may stand before a value ("from checkout", "on host web-3", "for customer 42"). */
