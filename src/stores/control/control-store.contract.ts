@@ -11,6 +11,7 @@ import { ControlStoreUnavailableError, type ControlStore, type NewAccount } from
 import { webAppContract } from './control-store-app.contract.js';
 import { detectorsContract } from './control-store-detectors.contract.js';
 import { notifyContract } from './control-store-notify.contract.js';
+import { playbooksContract } from './control-store-playbooks.contract.js';
 
 export interface OpenedControlStore {
   store: ControlStore;
@@ -356,6 +357,7 @@ export function controlStoreContract(name: string, open: () => Promise<OpenedCon
     webAppContract(s, tenantOf);
     detectorsContract(s, tenantOf);
     notifyContract(s, tenantOf);
+    playbooksContract(s, tenantOf);
 
     // ── counters ──────────────────────────────────────────────────────────────────────────────────────────
 

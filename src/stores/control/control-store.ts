@@ -4,6 +4,7 @@
 // declared in detector-records.ts.
 import type { DetectorStore } from './detector-records.js';
 import type { NotificationStore } from './notification-records.js';
+import type { PlaybookStore } from './playbook-records.js';
 
 export const TIERS = ['trial', 'team', 'growth', 'custom', 'trial_expired'] as const;
 export type Tier = (typeof TIERS)[number];
@@ -168,7 +169,7 @@ export class ControlStoreUnavailableError extends Error {
   }
 }
 
-export interface ControlStore extends DetectorStore, NotificationStore {
+export interface ControlStore extends DetectorStore, NotificationStore, PlaybookStore {
   createAccount(input: NewAccount): Promise<Account>;
   getAccount(id: string): Promise<Account | null>;
   updateAccount(id: string, patch: AccountPatch): Promise<Account | null>;

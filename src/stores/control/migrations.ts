@@ -239,6 +239,26 @@ export const MIGRATIONS: readonly Migration[] = [
       `ALTER TABLE alerts ADD COLUMN keep_firing_since bigint`,
     ],
   },
+  {
+    version: 7,
+    name: 'playbooks: imported runbooks with the saved searches and detectors they created',
+    statements: [
+      // DESIGN §9 `ai/playbooks`; playbook-records.ts. The created ids are plain arrays, not foreign keys: a
+      // detector or saved search deleted on its own must not take the playbook with it (nor be blocked by it).
+      `CREATE TABLE playbooks (
+         id               text PRIMARY KEY,
+         tenant_id        text NOT NULL REFERENCES tenants (id),
+         account_id       text NOT NULL REFERENCES accounts (id),
+         title            text NOT NULL,
+         format           text NOT NULL CHECK (format IN ('markdown', 'yaml')),
+         steps            jsonb NOT NULL,
+         saved_search_ids text[] NOT NULL DEFAULT '{}',
+         detector_ids     text[] NOT NULL DEFAULT '{}',
+         created_at       bigint NOT NULL
+       )`,
+      `CREATE INDEX playbooks_tenant_idx ON playbooks (tenant_id, created_at)`,
+    ],
+  },
 ];
 
 /** Any constant will do: it only keeps two processes opening one PostgreSQL from migrating at once. */
