@@ -39,12 +39,19 @@ function groupKey(c: Clause): string | undefined {
   return undefined;
 }
 
+/** DESIGN §9's order: time, the service, other fields, the level, then phrases; negations last. */
+function rank(c: Clause): number {
+  if (c.kind === 'value') return c.field === 'service' ? 0 : 1;
+  if (c.kind === 'level') return 2;
+  return c.kind === 'phrase' ? 4 : 3;
+}
+
 export function renderFilter(time: string | undefined, conditions: readonly Condition[]): string {
   const parts: string[] = time === undefined ? [] : [time];
   const groups = new Map<string, string[]>();
   const order: (string | string[])[] = [];
-  for (const cond of conditions) {
-    if (cond.negated) continue;
+  const positive = conditions.filter((c) => !c.negated).sort((a, b) => rank(a.clause) - rank(b.clause));
+  for (const cond of positive) {
     const key = groupKey(cond.clause);
     const text = clauseText(cond.clause);
     if (key === undefined) {
