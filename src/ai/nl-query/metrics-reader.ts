@@ -36,7 +36,6 @@ const LABEL_SYNONYMS: Record<string, string[]> = {
 };
 /** Label names a bare value prefers when it is a value of several. */
 const LABEL_PREFERENCE = ['service', 'job', 'app', 'host', 'instance'];
-const RATE_WINDOW = '5m';
 /** Name parts that are units or suffixes: "per second" must not pick a `_seconds` metric. */
 const UNIT_PARTS = new Set(['total', 'second', 'seconds', 'byte', 'bytes', 'count', 'sum', 'bucket', 'ratio', 'info', 'created']);
 
@@ -345,33 +344,4 @@ export function promDuration(ms: number): string {
   if (s % 3600 === 0) return `${s / 3600}h`;
   if (s % 60 === 0) return `${s / 60}m`;
   return `${s}s`;
-}
-
-function selector(i: MetricsIntent, name: string): string {
-  const m = i.matchers.map((x) => `${x.label}${x.op}${JSON.stringify(x.value)}`).join(', ');
-  return m === '' ? name : `${name}{${m}}`;
-}
-
-function aggregate(op: string, by: string[], inner: string): string {
-  return by.length === 0 ? `${op}(${inner})` : `${op} by (${by.join(', ')}) (${inner})`;
-}
-
-/** The intent as PromQL. */
-export function renderPromql(i: MetricsIntent): string {
-  let expr: string;
-  if (i.kind === 'histogram') {
-    const base = i.metric.replace(/_bucket$/, '');
-    if (i.mean) {
-      expr = `${aggregate('sum', i.groupBy, `rate(${selector(i, `${base}_sum`)}[${RATE_WINDOW}])`)} / ` +
-        aggregate('sum', i.groupBy, `rate(${selector(i, `${base}_count`)}[${RATE_WINDOW}])`);
-    } else {
-      expr = `histogram_quantile(${i.quantile ?? 0.95}, ${aggregate('sum', ['le', ...i.groupBy], `rate(${selector(i, i.metric)}[${RATE_WINDOW}])`)})`;
-    }
-  } else if (i.kind === 'counter') {
-    const fn = i.increaseOver === undefined ? `rate(${selector(i, i.metric)}[${RATE_WINDOW}])` : `increase(${selector(i, i.metric)}[${i.increaseOver}])`;
-    expr = aggregate(i.agg, i.groupBy, fn);
-  } else {
-    expr = aggregate(i.agg, i.groupBy, selector(i, i.metric));
-  }
-  return i.topk === undefined ? expr : `topk(${i.topk}, ${expr})`;
 }
