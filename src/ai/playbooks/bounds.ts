@@ -27,7 +27,7 @@ export interface BoundContext {
   nowMs: number;
 }
 
-const TRIGGER = /\b(alert|alerts|alerting|page|paging|notify|notification|warn|trigger|fire|escalate|wake)\b/i;
+const TRIGGER = /\b(alert|alerts|alerted|alerting|page|paged|paging|notify|notified|notification|warn|trigger|fire|escalate|wake|woken)\b/i;
 const CONDITION = /\b(if|when|whenever|once|should|as soon as)\b|^\s*(alert|page|notify)\s*:/i;
 
 /** Comparison phrases, longest first so "greater than or equal to" wins over "greater than". */
@@ -70,6 +70,7 @@ const NOT_A_SERVICE = new Set([
   'errors', 'error', 'requests', 'request', 'logs', 'log', 'entries', 'events', 'users', 'customers', 'service',
   'services', 'more', 'less', 'over', 'production', 'prod', 'staging', 'minutes', 'minute', 'seconds', 'hours', 'time',
   'latency', 'p99', 'p95', 'p50', 'traffic', 'example', 'instance', 'instances', 'pods', 'pod', 'hosts', 'host',
+  'last', 'past', 'next', 'first', 'hour', 'day', 'week', 'now', 'on-call', 'oncall', 'team', 'me', 'someone',
 ]);
 
 function unitSeconds(unit: string): number {
@@ -95,7 +96,7 @@ export function serviceOf(text: string): string | undefined {
     /\bthe\s+([a-z][\w.-]*)\s+service\b/i,
     /\b([a-z][\w.-]*)\s+service\b/i,
     /\bservice\s+"?([a-z][\w.-]*)"?/i,
-    /\b(?:of|for|from|on)\s+(?:the\s+)?([a-z][\w.-]*)\b/i,
+    /\b(?:of|for|from|on|by)\s+(?:the\s+)?([a-z][\w.-]*)\b/i,
     /\b([a-z][\w.-]*)'s\b/i,
   ];
   for (const re of patterns) {
@@ -178,9 +179,11 @@ function stepTarget(ctx: BoundContext, c: Comparison): Mapped | null {
 
 /** A query given inline: LogsQL → log_threshold, PromQL → metric_threshold (its own `> n` when no words compare). */
 function inlineTarget(code: string, c: Comparison | null, nowMs: number): Mapped {
+  // Backticks in an alert sentence mark a query: a bare word (`error`) is LogsQL's word filter unless it has PromQL's
+  // shape (guessQuery: a selector, a call, a metric name).
   const guessed = guessQuery(code, nowMs)
-    ?? (promqlProblem(code) === null && !/\s/.test(code) ? { query: code, signal: 'metrics' as const } : null)
-    ?? (logsqlProblem(code, nowMs) === null ? { query: code, signal: 'logs' as const } : null);
+    ?? (logsqlProblem(code, nowMs) === null ? { query: code, signal: 'logs' as const } : null)
+    ?? (promqlProblem(code) === null ? { query: code, signal: 'metrics' as const } : null);
   if (!guessed) return { note: `\`${code}\` is neither LogsQL nor PromQL that parses` };
   if (c === null) {
     // `rate(x[5m]) > 0.1` states its own bound, as a Prometheus alerting rule does (detectors/rules/convert.ts).
