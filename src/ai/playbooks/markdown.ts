@@ -45,14 +45,14 @@ export function blocksOf(markdown: string): Block[] {
     }
     const heading = HEADING.exec(line);
     if (heading?.[1] !== undefined) {
-      out.push({ type: 'heading', level: heading[1].length, text: inline(heading[2] ?? '') });
+      out.push({ type: 'heading', level: heading[1].length, text: headingText(heading[2] ?? '') });
       continue;
     }
     const next = lines[i + 1] ?? '';
     const setext = SETEXT.exec(next);
     const prev = out.at(-1);
     if (setext?.[1] !== undefined && line.trim() !== '' && !ITEM.test(line) && (prev === undefined || prev.type !== 'text' || lines[i - 1]?.trim() === '')) {
-      out.push({ type: 'heading', level: setext[1].startsWith('=') ? 1 : 2, text: inline(line) });
+      out.push({ type: 'heading', level: setext[1].startsWith('=') ? 1 : 2, text: headingText(line) });
       i++;
       continue;
     }
@@ -79,6 +79,11 @@ export function blocksOf(markdown: string): Block[] {
 /** Markdown emphasis and links → their text (titles and sentences read better without them). */
 function inline(s: string): string {
   return s.replace(/\*\*([^*]+)\*\*|__([^_]+)__/g, '$1$2').replace(/\[([^\]]+)\]\([^)]*\)/g, '$1').trim();
+}
+
+/** A heading's text without the step number runbooks often give it ("## 2. Restart the pods", "### Step 3: …"). */
+function headingText(s: string): string {
+  return inline(s).replace(/^(?:step\s+)?\d+[.):]\s+/i, '').trim();
 }
 
 /** An item's title: its first sentence (up to MAX_TITLE), without a trailing colon. */
@@ -110,6 +115,8 @@ export function finishStep(d: Draft, nowMs: number): ParsedStep[] {
       if (c.note !== undefined) step.notes.push(c.note);
     }
   }
+  // The command is in the text too: a client that reads only DESIGN §9's {title, text, query?, signal?} still sees it.
+  if (step.manual) step.text = `${step.text}${step.text === '' ? '' : '\n\n'}${step.manual.command}`;
   step.alerts = extractBounds(text, { ...(step.query === undefined ? {} : { query: step.query }), ...(step.signal === undefined ? {} : { signal: step.signal }), nowMs });
   return [step, ...extra];
 }

@@ -74,6 +74,12 @@ describe('Markdown runbooks', () => {
     assert.match(p.steps[2]?.text ?? '', /foo\(/);
   });
 
+  test('numbered headings lose their number; a manual command is in the step text too (DESIGN §9 fields only)', () => {
+    const p = parsePlaybook('# Checkout errors\n\n## 1. Look\n\ntext\n\n### Step 2: Restart the pods\n\n```bash\nkubectl rollout restart deployment/checkout\n```\n', undefined, NOW);
+    assert.deepEqual(p.steps.map((s) => s.title), ['Look', 'Restart the pods']);
+    assert.equal(p.steps[1]?.text, 'kubectl rollout restart deployment/checkout');
+  });
+
   test('empty content, and Markdown without steps, are refused with a clear detail', () => {
     assert.throws(() => parsePlaybook('   \n', undefined, NOW), unprocessable(/empty/));
     assert.throws(() => parsePlaybook('# Just a title\n', undefined, NOW), unprocessable(/no steps/));

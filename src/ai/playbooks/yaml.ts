@@ -150,7 +150,11 @@ function stepOf(raw: unknown, i: number, nowMs: number): ParsedStep {
   const q = queryOf(raw, where, nowMs);
   if (q) Object.assign(step, q);
   const command = str(raw, 'command', where, false);
-  if (command !== undefined) step.manual = { language: 'shell', command };
+  if (command !== undefined) {
+    step.manual = { language: 'shell', command };
+    // In the text too, for a client that reads only DESIGN §9's {title, text, query?, signal?}.
+    step.text = `${text}${text === '' ? '' : '\n\n'}${command}`;
+  }
   const ctx = { ...(step.query === undefined ? {} : { query: step.query }), ...(step.signal === undefined ? {} : { signal: step.signal }), nowMs };
   step.alerts = [...extractBounds(text, ctx), ...alertsOf(raw.alert ?? raw.alerts, `${where}.alert`, step, nowMs)];
   return step;

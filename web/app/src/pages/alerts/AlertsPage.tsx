@@ -1,6 +1,7 @@
 // Detectors and Alerts (DESIGN §7 Pages, §8): the tenant's alerts filtered by state (firing, pending, nodata,
-// error, resolved) with labels, summary, value and start, and a Detectors tab (`/app/alerts/detectors`) with the
-// tenant's detectors and the catalog of kinds. The tab and the state filter live in the URL. While the service
+// error, resolved) with labels, summary, value and start, a Detectors tab (`/app/alerts/detectors`) with the
+// tenant's detectors and the catalog of kinds, and a Playbooks tab (`/app/alerts/playbooks[/<id>]`, DESIGN §9) with
+// the imported runbooks; an alert whose detector a playbook created links to it. The tab and the state filter live in the URL. While the service
 // has no detectors API (404), the page says it is not set up yet rather than showing an error.
 import { useEffect, useState } from 'preact/hooks';
 import type { PageProps } from '../../pages';
@@ -12,16 +13,20 @@ import { useStore } from '../../lib/store';
 import { formatTime, utcDisplay } from '../../lib/time';
 import { ALERT_STATES, listAlerts, type Alert, type AlertState } from './alerts-api';
 import { DetectorsTab } from './DetectorsTab';
+import { PlaybooksTab, playbookHref } from './PlaybooksTab';
 import { NotSetUp } from './NotSetUp';
 import './alerts.css';
 
 /** How often the alert list re-reads while open (evaluation runs every minute by default, DESIGN §8). */
 const REFRESH_MS = 30_000;
 
+type Tab = 'alerts' | 'detectors' | 'playbooks';
+
 export default function AlertsPage({ tenant, params, page }: PageProps) {
   useStore(utcDisplay);
-  const tab = page.split('/')[1] === 'detectors' ? 'detectors' : 'alerts';
-  const go = (t: 'alerts' | 'detectors') => navigate(hrefOf(t === 'alerts' ? 'alerts' : 'alerts/detectors', params));
+  const [, sub, id] = page.split('/');
+  const tab: Tab = sub === 'detectors' || sub === 'playbooks' ? sub : 'alerts';
+  const go = (t: Tab) => navigate(t === 'alerts' ? hrefOf('alerts', params) : hrefOf(`alerts/${t}`));
   return (
     <div class="page-body alerts-page">
       <header class="alerts-head">
@@ -29,14 +34,19 @@ export default function AlertsPage({ tenant, params, page }: PageProps) {
         <div class="tabs" role="tablist" aria-label="Alerts views">
           <button type="button" role="tab" aria-selected={tab === 'alerts'} onClick={() => go('alerts')}>Alerts</button>
           <button type="button" role="tab" aria-selected={tab === 'detectors'} onClick={() => go('detectors')}>Detectors</button>
+          <button type="button" role="tab" aria-selected={tab === 'playbooks'} onClick={() => go('playbooks')}>Playbooks</button>
         </div>
       </header>
-      <div role="tabpanel" aria-label={tab === 'alerts' ? 'Alerts' : 'Detectors'} class="alerts-panel">
-        {tab === 'alerts' ? <AlertList tenant={tenant} params={params} /> : <DetectorsTab tenant={tenant} />}
+      <div role="tabpanel" aria-label={TAB_NAMES[tab]} class="alerts-panel">
+        {tab === 'alerts' && <AlertList tenant={tenant} params={params} />}
+        {tab === 'detectors' && <DetectorsTab tenant={tenant} highlight={params.get('detector') ?? undefined} />}
+        {tab === 'playbooks' && <PlaybooksTab tenant={tenant} id={id === undefined || id === '' ? undefined : decodeURIComponent(id)} />}
       </div>
     </div>
   );
 }
+
+const TAB_NAMES: Record<Tab, string> = { alerts: 'Alerts', detectors: 'Detectors', playbooks: 'Playbooks' };
 
 function stateOf(params: URLSearchParams): AlertState | '' {
   const s = params.get('state') ?? '';
@@ -85,7 +95,10 @@ function AlertList({ tenant, params }: { tenant: string; params: URLSearchParams
             {alerts.map((a, i) => (
               <tr key={a.id ?? `${i}`} class="clickable" onClick={() => setOpen(a)}>
                 <td><span class={`state-badge st-${a.state}`}>{a.state}</span></td>
-                <td><button type="button" class="link-like" onClick={(e) => { e.stopPropagation(); setOpen(a); }}>{nameOf(a)}</button></td>
+                <td>
+                  <button type="button" class="link-like" onClick={(e) => { e.stopPropagation(); setOpen(a); }}>{nameOf(a)}</button>
+                  {a.labels.playbook && <> <PlaybookLink alert={a} /></>}
+                </td>
                 <td class="labels">{labelTags(a.labels)}</td>
                 <td>{a.annotations.summary ?? <span class="muted">—</span>}</td>
                 <td class="num mono">{valueText(a.value)}</td>
@@ -108,6 +121,20 @@ function labelTags(labels: Record<string, string>) {
   return Object.entries(labels).filter(([k]) => k !== 'alertname').map(([k, v]) => <span key={k} class="tag mono">{k}={v}</span>);
 }
 
+/** An alert of a detector a playbook created (label `playbook`, DESIGN §9) links back to that playbook. */
+function PlaybookLink({ alert }: { alert: Alert }) {
+  const id = alert.labels.playbook ?? '';
+  const title = alert.annotations.playbook ?? id;
+  const href = playbookHref(id);
+  // The row opens the alert's drawer on click: this link goes to the playbook instead, in place.
+  const go = (e: MouseEvent) => {
+    e.stopPropagation();
+    e.preventDefault();
+    navigate(href);
+  };
+  return <a href={href} onClick={go} aria-label={`Playbook: ${title}`}>Playbook: {title}</a>;
+}
+
 function AlertDrawer({ alert, onClose }: { alert: Alert; onClose: () => void }) {
   const runbook = alert.annotations.runbook_url;
   return (
@@ -120,6 +147,7 @@ function AlertDrawer({ alert, onClose }: { alert: Alert; onClose: () => void }) 
         <dt>Summary</dt><dd>{alert.annotations.summary ?? '—'}</dd>
         {alert.annotations.description && <><dt>Description</dt><dd class="pre">{alert.annotations.description}</dd></>}
         {runbook && /^https?:\/\//.test(runbook) && <><dt>Runbook</dt><dd><a href={runbook} target="_blank" rel="noreferrer">{runbook}</a></dd></>}
+        {alert.labels.playbook && <><dt>Playbook</dt><dd><PlaybookLink alert={alert} /></dd></>}
         <dt>Labels</dt><dd class="labels">{labelTags(alert.labels)}</dd>
       </dl>
       <h3>JSON</h3>

@@ -7,7 +7,8 @@ import { formatTime } from '../../lib/time';
 import { detectorCatalog, listDetectors, type Detector, type DetectorKind } from './alerts-api';
 import { NotSetUp } from './NotSetUp';
 
-export function DetectorsTab({ tenant }: { tenant: string }) {
+/** `highlight`: a detector id from the URL (`?detector=`, a playbook's link): its row is marked and scrolled to. */
+export function DetectorsTab({ tenant, highlight }: { tenant: string; highlight?: string | undefined }) {
   const [detectors, setDetectors] = useState<Detector[] | null | undefined>(undefined);
   const [catalog, setCatalog] = useState<DetectorKind[] | null | undefined>(undefined);
   const [error, setError] = useState<unknown>('');
@@ -18,6 +19,10 @@ export function DetectorsTab({ tenant }: { tenant: string }) {
     detectorCatalog(ctl.signal).then(setCatalog, fail);
     return () => ctl.abort();
   }, [tenant]);
+
+  useEffect(() => {
+    if (highlight !== undefined && detectors) document.getElementById(`detector-${highlight}`)?.scrollIntoView({ block: 'center' });
+  }, [highlight, detectors]);
 
   if (detectors === null || catalog === null) return <NotSetUp />;
   const loading = (detectors === undefined || catalog === undefined) && error === '';
@@ -35,7 +40,7 @@ export function DetectorsTab({ tenant }: { tenant: string }) {
                 <thead><tr><th>Name</th><th>Kind</th><th>Signal</th><th>For</th><th>Enabled</th><th>Created</th><th>ID</th></tr></thead>
                 <tbody>
                   {detectors.map((d) => (
-                    <tr key={d.id}>
+                    <tr key={d.id} id={`detector-${d.id}`} class={d.id === highlight ? 'highlight' : undefined} aria-current={d.id === highlight ? 'true' : undefined}>
                       <td>{d.name ?? <span class="muted">(unnamed)</span>}</td>
                       <td class="mono">{d.kind}</td>
                       <td>{d.signal ?? '—'}</td>

@@ -67,3 +67,44 @@ export const listDetectors = (tenant: string, signal?: AbortSignal): Promise<Det
 
 export const detectorCatalog = (signal?: AbortSignal): Promise<DetectorKind[] | null> =>
   listOrAbsent(async () => rowsOf<DetectorKind>(await getJson<unknown>('/api/v1/detectors/catalog', signal ? { signal } : {}), 'kinds'));
+
+/** One alert sentence of a playbook step and what became of it (DESIGN §9 `ai/playbooks`). */
+export interface PlaybookAlert {
+  sentence: string;
+  bound?: { target: { kind: string }; op: string; threshold: number; windowS?: number; forS?: number };
+  note?: string;
+  detector_id?: string;
+}
+
+export interface PlaybookStep {
+  title: string;
+  text: string;
+  section?: string;
+  query?: string;
+  signal?: 'logs' | 'metrics';
+  manual?: { language: string; command: string };
+  alerts?: PlaybookAlert[];
+  notes?: string[];
+  saved_search_id?: string;
+}
+
+export interface PlaybookSummary {
+  id: string;
+  title: string;
+  format: string;
+  step_count?: number;
+  saved_search_ids: string[];
+  detector_ids: string[];
+  created_at: string;
+}
+
+export interface Playbook extends PlaybookSummary {
+  steps: PlaybookStep[];
+}
+
+export const listPlaybooks = (tenant: string, signal?: AbortSignal): Promise<PlaybookSummary[] | null> =>
+  listOrAbsent(async () => rowsOf<PlaybookSummary>(await getJson<unknown>(tenantPath(tenant, 'ai/playbooks'), signal ? { signal } : {}), 'playbooks'));
+
+/** One playbook, or `null` when there is none by that id (404). */
+export const getPlaybook = (tenant: string, id: string, signal?: AbortSignal): Promise<Playbook | null> =>
+  listOrAbsent(async () => (await getJson<{ playbook: Playbook }>(tenantPath(tenant, `ai/playbooks/${encodeURIComponent(id)}`), signal ? { signal } : {})).playbook);
