@@ -33,6 +33,7 @@ import { BUILT_APP_DIR, WebAppPlane, isBrowserRoot } from './planes/web-plane.js
 import { createNotifications } from './detectors/notify/notifications.js';
 import { DetectorEngine } from './detectors/engine/engine.js';
 import { KINDS, catalog } from './detectors/kinds/index.js';
+import { OpenAiClient } from './ai/llm/openai-client.js';
 
 const SESSION_ROWS_KEPT_MS = 30 * 86_400_000;
 
@@ -100,6 +101,13 @@ export function buildService(deps: ServiceDeps): Service {
     registerWrites: (router) => registerWriteRoutes(router, pipeline),
     notifySend: notifications.send,
     detectors: { kinds: KINDS, catalog, engine: detectorEngine, evalIntervalMs: config.evalIntervalMs },
+    // The model is optional (DESIGN §9): without SIGHTLINE_LLM_URL there is no client, so nothing can call out.
+    ai: {
+      ledger: aiLedger,
+      ...(config.llmUrl ? {
+        llm: new OpenAiClient({ url: config.llmUrl, model: config.llmModel, timeoutMs: config.llmTimeoutMs, log, ...(config.llmApiKey ? { apiKey: config.llmApiKey } : {}) }),
+      } : {}),
+    },
   });
 
   // Split roles reach the other plane over HTTP (DESIGN §1); in one process the planes are called directly.

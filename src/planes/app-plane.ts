@@ -16,7 +16,13 @@ import { registerSavedSearchRoutes } from '../query/saved-searches-api.js';
 import { registerDashboardRoutes } from '../query/dashboards-api.js';
 import { registerNotificationChannelRoutes } from '../query/notification-channels-api.js';
 import type { Sender } from '../detectors/notify/sender.js';
-import { registerDetectorRoutes, type DetectorServices } from '../detectors/api/detectors-api.js';
+import { detectorChecks, registerDetectorRoutes, type DetectorServices } from '../detectors/api/detectors-api.js';
+import { registerAiRoutes } from '../ai/ai-api.js';
+import { aiFeatures } from '../ai/ai-features.js';
+import { registerPlaybookRoutes } from '../ai/playbooks/playbooks-api.js';
+import type { AiLedger } from '../metering/ai-ledger.js';
+import type { LlmClient } from '../ai/llm/llm-client.js';
+import { errors } from '../errors.js';
 import { registerRuleFileRoutes } from '../detectors/rules/rules-api.js';
 import { registerUsersRoutes } from '../query/users-api.js';
 import { LiveTailSessions, registerTailRoutes } from '../query/tail-api.js';
@@ -51,6 +57,8 @@ export interface AppPlaneDeps {
   notifySend?: Sender;
   /** Detectors and alerts (DESIGN §8): the catalog, the tenant routes and POST /admin/v1/detectors/evaluate. */
   detectors?: DetectorServices;
+  /** The AI features (DESIGN §9): the credit ledger, and the optional model when SIGHTLINE_LLM_URL is set. */
+  ai?: { ledger: AiLedger; llm?: LlmClient };
 }
 
 export function buildAppPlane(deps: AppPlaneDeps): RouterPlane {
@@ -71,6 +79,19 @@ export function buildAppPlane(deps: AppPlaneDeps): RouterPlane {
   if (deps.notifySend) registerNotificationChannelRoutes(router, { ...tenantDeps, send: deps.notifySend });
   if (deps.detectors) registerDetectorRoutes(router, { ...tenantDeps, detectors: deps.detectors, adminToken: deps.admin.adminToken });
   if (deps.detectors) registerRuleFileRoutes(router, { ...tenantDeps, detectors: deps.detectors, adminToken: deps.admin.adminToken });
+  if (deps.ai) {
+    // A playbook's stated bounds become detectors through the same checks as POST …/detectors.
+    const detectors = deps.detectors ? detectorChecks({ ...tenantDeps, detectors: deps.detectors }) : null;
+    const features = aiFeatures({
+      store: deps.store, planOf: deps.planOf,
+      createDetector: (grant, body) => {
+        if (!detectors) throw errors.unprocessable('detectors are not served by this process');
+        return detectors.create(grant, body);
+      },
+    });
+    registerAiRoutes(router, { ...tenantDeps, ledger: deps.ai.ledger, features, ...(deps.ai.llm ? { llm: deps.ai.llm } : {}) });
+    registerPlaybookRoutes(router, tenantDeps);
+  }
   registerUsersRoutes(router, tenantDeps);
   registerTailRoutes(router, { ...tenantDeps, sessions: deps.liveTail ?? new LiveTailSessions() });
   registerSessionRoutes(router, { ...deps.guard, store: deps.store });
