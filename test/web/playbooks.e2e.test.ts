@@ -73,6 +73,7 @@ describe('Playbooks', { skip }, () => {
     try {
       const row = page.getByRole('table', { name: 'Alert list' }).getByRole('row', { name: /Payments failing/ });
       await row.waitFor();
+      await screenshot(page, 'alerts-with-playbook-link');
       await row.getByRole('link', { name: `Playbook: ${playbook.title}` }).click();
       await page.waitForURL(new RegExp(`/app/alerts/playbooks/${playbook.id}$`));
       await page.getByRole('tab', { name: 'Playbooks', selected: true }).waitFor();
@@ -87,10 +88,11 @@ describe('Playbooks', { skip }, () => {
       assert.match(await metrics.getAttribute('href') ?? '', /^\/app\/metrics\?expr=sum%28rate/);
       assert.equal(await steps.getByLabel('Manual command').innerText(), 'kubectl -n shop rollout restart deployment/payments');
       await steps.getByText('Alert if there are more than 2 failures in 1 hour.').waitFor();
+      await steps.getByText('log_threshold > 2 · window 1 h').waitFor();
       assert.equal(await page.getByRole('alert').count(), 0, 'no error shown');
       await screenshot(page, 'alerts-playbook');
 
-      await steps.getByRole('link', { name: /^Detector log_threshold/ }).click();
+      await steps.getByRole('link', { name: 'Detector for: Alert if there are more than 2 failures in 1 hour.' }).click();
       await page.waitForURL(new RegExp(`/app/alerts/detectors\\?detector=${detectorId}$`));
       const marked = page.getByRole('table', { name: 'Detectors' }).locator('tr[aria-current="true"]');
       await marked.waitFor();

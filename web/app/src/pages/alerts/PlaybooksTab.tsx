@@ -117,12 +117,23 @@ function Step({ step, index, section }: { step: PlaybookStep; index: number; sec
   );
 }
 
+const spanText = (s: number): string => (s % 3600 === 0 ? `${s / 3600} h` : s % 60 === 0 ? `${s / 60} min` : `${s} s`);
+
+/** `log_threshold > 2 · window 1 h · for 5 min`: what the detector judges, in the kind's own terms. */
+function boundText(b: NonNullable<PlaybookAlert['bound']>): string {
+  const parts = [`${b.target.kind} ${b.op} ${b.threshold}`];
+  if (b.windowS !== undefined) parts.push(`window ${spanText(b.windowS)}`);
+  if (b.forS !== undefined) parts.push(`for ${spanText(b.forS)}`);
+  return parts.join(' · ');
+}
+
+/** A stated bound: what it became (the step's text already holds the sentence), or the sentence and why not. */
 function AlertLine({ alert }: { alert: PlaybookAlert }) {
   return (
     <p class="playbook-alert">
-      <span class="tag">bound</span> {alert.sentence}{' '}
+      <span class="tag">bound</span> {alert.bound ? <span class="mono">{boundText(alert.bound)}</span> : alert.sentence}{' '}
       {alert.detector_id !== undefined
-        ? <a href={detectorHref(alert.detector_id)}>Detector {alert.bound?.target.kind ?? ''}</a>
+        ? <a href={detectorHref(alert.detector_id)} aria-label={`Detector for: ${alert.sentence}`}>Open detector</a>
         : <span class="muted">— {alert.note ?? 'no detector'}</span>}
     </p>
   );
