@@ -238,10 +238,13 @@ void describe('ai/playbooks', () => {
 
   test('content that holds no steps is 422, refunded', async () => {
     const acct = await newAccount(svc);
-    const r = await ai(svc, acct, 'playbooks', { content: '   just words, no structure at all?' });
-    assert.ok(r.status === 422 || r.status === 200, show(r));
-    const empty = await ai(svc, acct, 'playbooks', { content: 'steps: [' , format: 'yaml' });
-    assert.equal(empty.status, 422, show(empty));
+    const titleOnly = await ai(svc, acct, 'playbooks', { content: '# Just a title\n' });
+    assert.equal(titleOnly.status, 422, show(titleOnly));
+    assert.match(String(obj(titleOnly).detail), /no steps/);
+    const broken = await ai(svc, acct, 'playbooks', { content: 'steps: [', format: 'yaml' });
+    assert.equal(broken.status, 422, show(broken));
+    const q = await ai(svc, acct, 'query', { question: 'errors in the last hour' });
+    assert.equal(creditsOf(q).used_today, 1, 'both failed imports were refunded');
   });
 });
 

@@ -4,6 +4,7 @@
 // as a version) that covers the incident's excess is put before the symptoms it explains.
 import type { Hypothesis } from '../model.js';
 import { benjaminiHochbergLog10, evidenceWeight } from './stats.js';
+import { VERSION_LIKE } from './candidates.js';
 
 /** A candidate with its test, before correction. */
 export interface Tested {
@@ -36,7 +37,11 @@ export function rank(tested: readonly Tested[]): Hypothesis[] {
   kept.sort((a, b) => b.score - a.score || b.count - a.count || a.summary.localeCompare(b.summary));
   const topSymptom = Math.max(0, ...kept.filter((h) => h.kind !== 'change').map(excessEvents));
   const covers = (h: (typeof kept)[number]) => h.kind === 'change' && h.count >= COVER * topSymptom;
-  const ordered = [...kept.filter(covers), ...kept.filter((h) => !covers(h))];
+  // Among changes that cover it, a new version or deployment comes before a new pod or host: a deploy is what
+  // usually brings the new instances with it, so it is the change a person acts on (roll back). Stable otherwise.
+  const deployFirst = (h: (typeof kept)[number]): number => (VERSION_LIKE.test(h.field ?? '') ? 0 : 1);
+  const changes = kept.filter(covers).sort((a, b) => deployFirst(a) - deployFirst(b));
+  const ordered = [...changes, ...kept.filter((h) => !covers(h))];
   return ordered.slice(0, MAX_HYPOTHESES).map(({ excess: _excess, ...h }) => h);
 }
 

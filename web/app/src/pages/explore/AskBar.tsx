@@ -5,18 +5,19 @@ import { ErrorNote } from '../../components/ErrorNote';
 import { hrefOf, navigate } from '../../lib/route';
 import { ask, creditsText, type NlAnswer } from './ai-api';
 
-/** A trace search (`service:checkout name:"GET /cart" min_duration:500ms`) as the Traces page's URL parameters. */
+/**
+ * A trace search as ai/query writes it — the traces API's own parameters (`service=checkout&min_duration_ms=500`) —
+ * as the Traces page's URL parameters.
+ */
 export function traceParams(query: string): Record<string, string> {
+  const given = new URLSearchParams(query);
   const out: Record<string, string> = {};
-  for (const m of query.matchAll(/(\w+):(?:"((?:[^"\\]|\\.)*)"|(\S+))/g)) {
-    const key = m[1] ?? '';
-    const value = (m[2] ?? m[3] ?? '').replace(/\\(.)/g, '$1');
-    if (key === 'service' || key === 'name') out[key] = value;
-    else if (key === 'min_duration' || key === 'min_ms') {
-      const d = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(value);
-      if (d) out.min_ms = String(Math.round(Number(d[1]) * ({ ms: 1, s: 1000, m: 60_000 }[(d[2] ?? 'ms') as 'ms' | 's' | 'm'])));
-    }
+  for (const key of ['service', 'name', 'limit'] as const) {
+    const v = given.get(key);
+    if (v !== null && v !== '') out[key] = v;
   }
+  const min = given.get('min_duration_ms');
+  if (min !== null && min !== '') out.min_ms = min;
   return out;
 }
 
