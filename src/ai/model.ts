@@ -18,8 +18,12 @@ export interface AiReadContext {
 /** One RCA hypothesis (DESIGN §9 `ai/rca`), best first in a reply. */
 export interface Hypothesis {
   kind: 'field_value' | 'pattern' | 'service' | 'change';
+  /** A single value's field; for a pair, both names joined by ", " (exactly as `fields` lists them). */
   field?: string;
   value?: string;
+  /** A pair of values (field_value): the two fields and their values, in the same order; a value may hold a comma. */
+  fields?: string[];
+  values?: string[];
   pattern?: string;
   /** Higher is stronger; comparable within one reply. */
   score: number;

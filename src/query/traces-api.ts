@@ -25,6 +25,11 @@ export function registerTracesRoutes(router: Router, deps: TenantGuardDeps & { t
     const minMs = q.get('min_duration_ms');
     if (service) filter.service = service;
     if (name) filter.name = name;
+    const status = q.get('status');
+    if (status) {
+      if (status !== 'error') throw errors.badRequest('status must be "error" (traces with a failed span)');
+      filter.status = 'error';
+    }
     if (minMs) {
       if (!/^\d+(\.\d+)?$/.test(minMs)) throw errors.badRequest('min_duration_ms must be a number');
       filter.minDurationNs = BigInt(Math.round(Number(minMs) * 1e6));

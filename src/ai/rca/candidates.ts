@@ -159,7 +159,7 @@ export function pairTests(vc: ValueCounts, groups: string[][], singles: readonly
     out.push({
       log10p: t.log10p, excess: t.excess, baselineCount: b,
       hypothesis: {
-        kind: 'field_value', field: fields.join(', '), value: v.values.join(', '), incident_share: t.shareA, baseline_share: t.shareB,
+        kind: 'field_value', field: fields.join(', '), value: v.values.join(', '), fields: [...fields], values: [...v.values], incident_share: t.shareA, baseline_share: t.shareB,
         count: a,
         summary: `${fields[0]}=${v1} together with ${fields[1]}=${v2} is on ${pct(t.shareA)} of ${scope.noun} (${countText(a)}) ` +
           `vs ${pct(t.shareB)} before, more than either alone`,

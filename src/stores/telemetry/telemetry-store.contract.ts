@@ -261,6 +261,8 @@ export function telemetryStoreContract(name: string, open: OpenStore, peek: Peek
       assert.deepEqual(await ids({ service: 'front', minDurationNs: 2000n }), [], 'filters hold for one span together');
       assert.deepEqual(await ids({ range: { startNs: T0 + 2_000_000_000n, endNs: T0 + 4_000_000_000n } }), [id(3), id(2)]);
       assert.deepEqual(await ids({ service: 'nope' }), []);
+      assert.deepEqual(await ids({ status: 'error' }), [id(4), id(2)], 'traces with a failed span');
+      assert.deepEqual(await ids({ status: 'error', name: 'slow' }), [], 'the failed span must pass the other filters too');
       assert.deepEqual((await s.findTraces('t2', { range: {}, limit: 10 })).map((t) => t.traceId), [id(9)]);
     }));
 

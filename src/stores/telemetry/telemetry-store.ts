@@ -53,6 +53,8 @@ export interface TraceFilter {
   service?: string;
   name?: string;
   minDurationNs?: bigint;
+  /** 'error': a span of the trace that passes the other filters has status ERROR (a failed trace). */
+  status?: 'error';
   range: TimeRange;
   limit: number;
 }

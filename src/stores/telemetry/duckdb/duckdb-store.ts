@@ -173,6 +173,7 @@ class DuckdbStore implements DuckdbTelemetryStore {
     if (filter.service !== undefined) add('service = ?', filter.service);
     if (filter.name !== undefined) add('name = ?', filter.name);
     if (filter.minDurationNs !== undefined) add('duration_ns >= ?', filter.minDurationNs);
+    if (filter.status === 'error') add('status_code = ?', 2);
     if (filter.range.startNs !== undefined) add('start_ns >= ?', filter.range.startNs);
     if (filter.range.endNs !== undefined) add('start_ns < ?', filter.range.endNs);
     params.push(BigInt(Number.isFinite(filter.limit) ? Math.max(0, Math.trunc(filter.limit)) : 0));

@@ -16,6 +16,7 @@ export function traceParams(query: string): Record<string, string> {
     const v = given.get(key);
     if (v !== null && v !== '') out[key] = v;
   }
+  if (given.get('status') === 'error') out.status = 'error';
   const min = given.get('min_duration_ms');
   if (min !== null && min !== '') out.min_ms = min;
   return out;

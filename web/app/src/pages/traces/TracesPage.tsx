@@ -27,6 +27,7 @@ function TraceSearchView({ tenant, params }: { tenant: string; params: URLSearch
   const service = params.get('service') ?? '';
   const name = params.get('name') ?? '';
   const minMs = params.get('min_ms') ?? '';
+  const failed = params.get('status') === 'error';
   const limit = LIMITS.includes(params.get('limit') ?? '') ? Number(params.get('limit')) : 20;
   const range: TimeRange = rangeFromParams(params);
   const [draft, setDraft] = useState({ service, name, minMs });
@@ -43,7 +44,7 @@ function TraceSearchView({ tenant, params }: { tenant: string; params: URLSearch
     const ctl = new AbortController();
     setBusy(true);
     setError('');
-    searchTraces(tenant, { service, name, minMs, ...resolved, limit }, ctl.signal).then((t) => {
+    searchTraces(tenant, { service, name, minMs, failed, ...resolved, limit }, ctl.signal).then((t) => {
       setTraces(t);
       setBusy(false);
     }, (e: unknown) => {
@@ -53,7 +54,7 @@ function TraceSearchView({ tenant, params }: { tenant: string; params: URLSearch
       setBusy(false);
     });
     return () => ctl.abort();
-  }, [tenant, service, name, minMs, resolved, limit]);
+  }, [tenant, service, name, minMs, failed, resolved, limit]);
 
   // Services for completion: those that logged in the range (field_values on logs) and those in the results.
   useEffect(() => {
@@ -96,6 +97,10 @@ function TraceSearchView({ tenant, params }: { tenant: string; params: URLSearch
           <input type="number" min="0" step="any" class="min-ms" value={draft.minMs} placeholder="ms" aria-label="Min duration (ms)"
             onInput={(e) => setDraft({ ...draft, minMs: e.currentTarget.value })} />
           <span class="muted">ms</span>
+        </label>
+        <label class="field-inline">
+          <input type="checkbox" checked={failed} onChange={(e) => setParams({ status: e.currentTarget.checked ? 'error' : undefined }, { push: true })} />
+          Failed only
         </label>
         <TimePicker range={range} onChange={setRange} />
         <button type="submit" class="primary">Search</button>

@@ -43,6 +43,8 @@ export interface TraceSearch {
   name: string;
   /** Minimum span duration in ms, as typed ('' for none). */
   minMs: string;
+  /** Only traces with a failed span (the traces API's `status=error`). */
+  failed?: boolean;
   start: string;
   end: string;
   limit: number;
@@ -50,7 +52,7 @@ export interface TraceSearch {
 
 export const searchTraces = async (tenant: string, s: TraceSearch, signal?: AbortSignal): Promise<TraceSummary[]> =>
   (await getJson<{ traces: TraceSummary[] }>(tenantPath(tenant, 'traces'), {
-    query: { service: s.service, name: s.name, min_duration_ms: s.minMs, start: s.start, end: s.end, limit: s.limit },
+    query: { service: s.service, name: s.name, min_duration_ms: s.minMs, status: s.failed ? 'error' : undefined, start: s.start, end: s.end, limit: s.limit },
     ...(signal ? { signal } : {}),
   })).traces;
 
