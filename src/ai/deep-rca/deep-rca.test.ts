@@ -16,6 +16,7 @@ import type { AiReadContext } from '../model.js';
 import { deepKnownCause, type DeepIncidentKind, type DeepIncidentSpec } from '../testing/incident-scenario.js';
 import { incidentMetrics } from '../testing/metric-incidents.js';
 import { incidentTraces } from '../testing/trace-incidents.js';
+import { incidentLogs, knownCause } from '../testing/log-incidents.js';
 import { CONFIDENT_SCORE, deepRootCause, type DeepRcaResult } from './deep-rca.js';
 
 const WINDOW_START = Date.UTC(2024, 2, 5, 10, 0, 0);
@@ -47,7 +48,11 @@ void describe('deep RCA on known incidents', () => {
       await store.write([spansBatch(kind, spans), logsBatch(kind, logs),
         { tenantId: kind, format: 'promremote', batch: { logs: [], spans: [], samples } }], position++);
     }
-    for (const kind of KINDS) results.set(kind, await analyse(kind));
+    // A tenant that sends logs only (no spans, no metrics): a bad version on checkout's pods.
+    for (const logs of incidentLogs({ kind: 'bad_version', seed: 11, incidentStartMs: WINDOW_START, windowMs: WINDOW, eventsPerWindow: 20_000 })) {
+      await store.write([logsBatch('logs-only', logs)], position++);
+    }
+    for (const kind of [...KINDS, 'logs-only']) results.set(kind, await analyse(kind));
   });
   after(async () => {
     await store.close();
@@ -157,5 +162,17 @@ void describe('deep RCA on known incidents', () => {
     assert.equal(result.suspects[0]?.service, 'inventory');
     assert.ok(evidence.queries.some((q) => q.signal === 'traces' && q.query.includes('service=checkout')));
     assert.ok(evidence.queries.some((q) => q.signal === 'logs' && q.query.startsWith('service:in(')));
+  });
+
+  void test('a tenant with logs only: the service whose errors jumped is a confident suspect, its new version in the evidence', (t) => {
+    const { result } = get('logs-only');
+    t.diagnostic(JSON.stringify(result.suspects.map((s) => [s.service, s.score])));
+    const [top] = result.suspects;
+    assert.ok(top);
+    const cause = knownCause('bad_version');
+    assert.equal(top.service, cause.service);
+    assert.ok(top.score >= CONFIDENT_SCORE, result.summary);
+    assert.match(result.summary, /^Most likely cause: checkout/);
+    assert.ok(result.hypotheses.some((h) => h.field === cause.field && h.value === cause.value), JSON.stringify(result.hypotheses.map((h) => h.summary)));
   });
 });

@@ -54,6 +54,7 @@ export function rankSuspects(w: Windows, traces: TraceFindings, metrics: MetricF
     + symptomFactor * (WEIGHTS.metricFirst * p.metricFirst + WEIGHTS.errorJump * p.errorJump);
 
   const raw = new Map([...parts].map(([s, p]) => [s, score(p, 1)]));
+  const scale = 1 / availableWeight(traces, metrics);
   const out: Suspect[] = [];
   for (const [service, p] of parts) {
     let value = score(p, 1);
@@ -78,9 +79,20 @@ export function rankSuspects(w: Windows, traces: TraceFindings, metrics: MetricF
         : kind === 'metric_change' ? WEIGHTS.metricFirst * p.metricFirst
           : kind === 'error_jump' || kind === 'log_errors' ? WEIGHTS.errorJump * p.errorJump : 0);
     const evidence = p.evidence.map((e, i) => ({ e, i, w: weight(e.kind) })).sort((a, b) => b.w - a.w || a.i - b.i).map((x) => x.e);
-    out.push({ service, score: Math.round(value * 1000) / 1000, evidence });
+    out.push({ service, score: Math.round(Math.min(1, value * scale) * 1000) / 1000, evidence });
   }
   return out.sort((a, b) => b.score - a.score || (a.service < b.service ? -1 : 1));
+}
+
+/**
+ * The weight of the signals the tenant has in the two windows. A tenant that sends no spans (or no metrics) cannot
+ * show an origin or a critical path (or a metric that moved first); its score is out of what it could show, so a
+ * logs-only tenant's clear error jump is a confident suspect rather than capped at the error-jump weight.
+ */
+export function availableWeight(traces: TraceFindings, metrics: MetricFindings): number {
+  const hasSpans = traces.window.size + traces.baseline.size > 0;
+  const hasMetrics = metrics.seriesRead > 0;
+  return WEIGHTS.errorJump + (hasSpans ? WEIGHTS.origin + WEIGHTS.criticalPath : 0) + (hasMetrics ? WEIGHTS.metricFirst : 0);
 }
 
 function partsOf(service: string, w: Windows, traces: TraceFindings, metrics: MetricFindings, logs: LogFindings): Parts {
