@@ -81,6 +81,7 @@ export const EVAL_SET: readonly EvalCase[] = [
   logs('warnings broken down by region', 'level:warn | stats by (region) count()'),
   logs('top 5 services by errors', 'level:error | stats by (service) count() hits | sort by (hits desc) | limit 5'),
   logs('top 3 hosts by error count', 'level:error | stats by (host) count() hits | sort by (hits desc) | limit 3'),
+  logs('top 3 hosts by errors since 30 minutes ago', '_time:30m level:error | stats by (host) count() hits | sort by (hits desc) | limit 3', '2026-11-21T11:30:00Z'),
   logs('top 10 customers', '* | stats by (customer_id) count() hits | sort by (hits desc) | limit 10'),
   logs('which service has the most errors', 'level:error | stats by (service) count() hits | sort by (hits desc) | limit 1'),
   logs('which host logged the most warnings yesterday', `_time:[${YESTERDAY}, ${TODAY}) level:warn | stats by (host) count() hits | sort by (hits desc) | limit 1`, YESTERDAY, TODAY),

@@ -11,6 +11,7 @@ const at = (iso: string): number => Date.parse(iso);
 const CASES: [string, string, string, string][] = [
   // phrase, start, end, LogsQL
   ['last 2 hours', '2026-11-21T10:00:00Z', '2026-11-21T12:00:00Z', '_time:2h'],
+  ['since 30 minutes ago', '2026-11-21T11:30:00Z', '2026-11-21T12:00:00Z', '_time:30m'],
   ['in the last hour', '2026-11-21T11:00:00Z', '2026-11-21T12:00:00Z', '_time:1h'],
   ['past 15 minutes', '2026-11-21T11:45:00Z', '2026-11-21T12:00:00Z', '_time:15m'],
   ['over the past couple of days', '2026-11-19T12:00:00Z', '2026-11-21T12:00:00Z', '_time:2d'],

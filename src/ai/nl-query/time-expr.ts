@@ -133,6 +133,9 @@ function matchAt(l: Ledger, i: number, nowMs: number, today: number): Match | un
   if (w === undefined) return undefined;
   if (w === 'last' || w === 'past' || w === 'previous') return lastN(l, i + 1);
   if (w === 'since' || w === 'after') {
+    // "since 30 minutes ago" is "the last 30 minutes".
+    const ago = lastN(l, i + 1);
+    if (ago && l.word(ago.to) === 'ago') return { to: ago.to + 1, part: ago.part };
     const p = point(l, i + 1, today);
     return p ? { to: p.to, part: { kind: 'since', point: p.point } } : undefined;
   }
