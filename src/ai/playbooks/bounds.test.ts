@@ -17,11 +17,11 @@ const cases: { sentence: string; ctx?: BoundContext; bound: Bound }[] = [
   },
   {
     sentence: 'Alert when p99 latency exceeds 500ms for 5 minutes.',
-    bound: { target: { kind: 'trace_latency', quantile: 0.99 }, op: '>', threshold: 500, forS: 300 },
+    bound: { target: { kind: 'trace_latency', quantile: 0.99 }, op: '>', threshold: 500, for_s: 300 },
   },
   {
     sentence: 'Page if there are more than 100 errors in 5 minutes.',
-    bound: { target: { kind: 'log_threshold', query: 'level:error' }, op: '>', threshold: 100, windowS: 300 },
+    bound: { target: { kind: 'log_threshold', query: 'level:error' }, op: '>', threshold: 100, window_s: 300 },
   },
   {
     sentence: 'Alert if `service:checkout level:error` is above 50.',
@@ -33,11 +33,11 @@ const cases: { sentence: string; ctx?: BoundContext; bound: Bound }[] = [
   },
   {
     sentence: 'Notify #payments when errors from payments exceed 1,000 per hour.',
-    bound: { target: { kind: 'log_threshold', query: 'service:payments level:error' }, op: '>', threshold: 1000, windowS: 3600 },
+    bound: { target: { kind: 'log_threshold', query: 'service:payments level:error' }, op: '>', threshold: 1000, window_s: 3600 },
   },
   {
     sentence: 'Alert when there are no logs from ingest-worker for 15 minutes.',
-    bound: { target: { kind: 'absence', query: 'service:ingest-worker' }, op: '>', threshold: 0, forS: 900 },
+    bound: { target: { kind: 'absence', query: 'service:ingest-worker' }, op: '>', threshold: 0, for_s: 900 },
   },
   {
     sentence: 'Trigger an alert when `sum(rate(http_requests_total{code=~"5.."}[5m])) > 0.5`.',
@@ -46,24 +46,24 @@ const cases: { sentence: string; ctx?: BoundContext; bound: Bound }[] = [
   {
     sentence: 'If it goes above 20 for more than 10 minutes, page the on-call engineer.',
     ctx: metricsStep,
-    bound: { target: { kind: 'metric_threshold', expr: metricsStep.query ?? '' }, op: '>', threshold: 20, forS: 600 },
+    bound: { target: { kind: 'metric_threshold', expr: metricsStep.query ?? '' }, op: '>', threshold: 20, for_s: 600 },
   },
   {
     sentence: 'Alert if the query above returns more than 20 results within 10 minutes.',
     ctx: logsStep,
-    bound: { target: { kind: 'log_threshold', query: logsStep.query ?? '' }, op: '>', threshold: 20, windowS: 600 },
+    bound: { target: { kind: 'log_threshold', query: logsStep.query ?? '' }, op: '>', threshold: 20, window_s: 600 },
   },
   {
     sentence: 'Alert if requests to the cart service drop below 10 per minute.',
-    bound: { target: { kind: 'log_threshold', query: 'service:cart' }, op: '<', threshold: 10, windowS: 60 },
+    bound: { target: { kind: 'log_threshold', query: 'service:cart' }, op: '<', threshold: 10, window_s: 60 },
   },
   {
     sentence: 'We should be paged when 500 or more exceptions are logged by billing in a 15-minute window.',
-    bound: { target: { kind: 'log_threshold', query: 'service:billing level:error' }, op: '>=', threshold: 500, windowS: 900 },
+    bound: { target: { kind: 'log_threshold', query: 'service:billing level:error' }, op: '>=', threshold: 500, window_s: 900 },
   },
   {
     sentence: 'Alert: error rate above 2% for 5m (service:search).',
-    bound: { target: { kind: 'error_ratio', errorsQuery: '(service:search) level:error', totalQuery: 'service:search' }, op: '>', threshold: 0.02, forS: 300 },
+    bound: { target: { kind: 'error_ratio', errorsQuery: '(service:search) level:error', totalQuery: 'service:search' }, op: '>', threshold: 0.02, for_s: 300 },
   },
   {
     sentence: 'Alert when the median latency of checkout is greater than 250 ms.',
@@ -72,7 +72,7 @@ const cases: { sentence: string; ctx?: BoundContext; bound: Bound }[] = [
   {
     sentence: 'Alert when p99 latency exceeds 500ms for 5 minutes.',
     ctx: { nowMs: NOW, query: 'histogram_quantile(0.99, sum by (le) (rate(http_request_duration_seconds_bucket[5m])))', signal: 'metrics' },
-    bound: { target: { kind: 'metric_threshold', expr: 'histogram_quantile(0.99, sum by (le) (rate(http_request_duration_seconds_bucket[5m])))' }, op: '>', threshold: 0.5, forS: 300 },
+    bound: { target: { kind: 'metric_threshold', expr: 'histogram_quantile(0.99, sum by (le) (rate(http_request_duration_seconds_bucket[5m])))' }, op: '>', threshold: 0.5, for_s: 300 },
   },
 ];
 

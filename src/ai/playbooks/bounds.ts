@@ -131,13 +131,13 @@ function comparisonOf(sentence: string): Comparison | null {
   return null;
 }
 
-function timesOf(rest: string): { windowS?: number; forS?: number } {
-  const out: { windowS?: number; forS?: number } = {};
+function timesOf(rest: string): { window_s?: number; for_s?: number } {
+  const out: { window_s?: number; for_s?: number } = {};
   const f = FOR_RE.exec(rest);
-  if (f?.[2] !== undefined) out.forS = Math.round(amount(f[1]) * unitSeconds(f[2]));
+  if (f?.[2] !== undefined) out.for_s = Math.round(amount(f[1]) * unitSeconds(f[2]));
   const withoutFor = f ? rest.slice(0, f.index) + rest.slice(f.index + f[0].length) : rest;
   const w = WINDOW_NOUN_RE.exec(withoutFor) ?? WINDOW_RE.exec(withoutFor);
-  if (w?.[2] !== undefined) out.windowS = Math.round(amount(w[1]) * unitSeconds(w[2]));
+  if (w?.[2] !== undefined) out.window_s = Math.round(amount(w[1]) * unitSeconds(w[2]));
   return out;
 }
 

@@ -27,50 +27,50 @@ const literal = (s: string): string => s.replace(/\{\{/g, '{ {').replace(/\}\}/g
  * A leading or trailing `_time:<duration>` of a LogsQL filter: a detector's window sets its range (log_threshold
  * refuses `_time`), so the duration becomes the window and the rest the query.
  */
-export function splitTimeFilter(query: string): { query: string; windowS?: number } {
+export function splitTimeFilter(query: string): { query: string; window_s?: number } {
   const m = /(^|\s)_time:(\d[\w.]*)(?=\s|$)/.exec(query);
   const ms = m?.[2] === undefined ? undefined : parseDurationMs(m[2]);
   if (!m || ms === undefined || ms <= 0) return { query };
   const rest = (query.slice(0, m.index) + ' ' + query.slice(m.index + m[0].length)).trim();
-  return { query: rest === '' ? '*' : rest, windowS: Math.round(ms / 1000) };
+  return { query: rest === '' ? '*' : rest, window_s: Math.round(ms / 1000) };
 }
 
-function paramsOf(b: Bound): { params: Record<string, unknown>; windowS: number | undefined; forS: number | undefined } {
+function paramsOf(b: Bound): { params: Record<string, unknown>; window_s: number | undefined; for_s: number | undefined } {
   const t = b.target;
   switch (t.kind) {
     case 'log_threshold': {
-      const { query, windowS } = splitTimeFilter(t.query);
-      return { params: { query, op: b.op, threshold: b.threshold }, windowS: b.windowS ?? windowS, forS: b.forS };
+      const { query, window_s } = splitTimeFilter(t.query);
+      return { params: { query, op: b.op, threshold: b.threshold }, window_s: b.window_s ?? window_s, for_s: b.for_s };
     }
     case 'metric_threshold':
-      return { params: { expr: t.expr, op: b.op, threshold: b.threshold }, windowS: b.windowS, forS: b.forS };
+      return { params: { expr: t.expr, op: b.op, threshold: b.threshold }, window_s: b.window_s, for_s: b.for_s };
     case 'error_ratio': {
       // One window pair with burn factor 1 and an SLO of 1 − bound: burn = ratio / (1 − slo) > 1 exactly when the
       // error ratio passes the bound over the window and over its last twelfth (the SRE Workbook's short window).
-      const longS = b.windowS ?? DEFAULT_WINDOW_S;
+      const longS = b.window_s ?? DEFAULT_WINDOW_S;
       const shortS = Math.max(10, Math.round(longS / 12));
       return {
         params: {
           errors_query: t.errorsQuery, total_query: t.totalQuery, slo: Number((1 - b.threshold).toFixed(6)),
           windows: [`${durationText(longS * 1000)}:${durationText(shortS * 1000)}:1`],
         },
-        windowS: longS, forS: b.forS,
+        window_s: longS, for_s: b.for_s,
       };
     }
     case 'trace_latency':
       return {
         params: { ...(t.service === undefined ? {} : { service: t.service }), quantile: t.quantile, threshold_ms: b.threshold },
-        windowS: b.windowS, forS: b.forS,
+        window_s: b.window_s, for_s: b.for_s,
       };
     case 'absence':
       // "no logs from payments for 15 minutes": the 15 minutes are the silent window, not a `for`.
-      return { params: { query: t.query }, windowS: b.windowS ?? b.forS ?? DEFAULT_WINDOW_S, forS: b.windowS === undefined ? undefined : b.forS };
+      return { params: { query: t.query }, window_s: b.window_s ?? b.for_s ?? DEFAULT_WINDOW_S, for_s: b.window_s === undefined ? undefined : b.for_s };
   }
 }
 
 /** The POST …/detectors body of one bound sentence of a playbook step. */
 export function playbookDetectorBody(alert: StepAlert & { bound: Bound }, origin: DetectorOrigin): Record<string, unknown> {
-  const { params, windowS, forS } = paramsOf(alert.bound);
+  const { params, window_s, for_s } = paramsOf(alert.bound);
   const body: Record<string, unknown> = {
     name: clip(`${origin.playbookTitle}: ${origin.stepTitle}`, MAX_NAME),
     kind: alert.bound.target.kind,
@@ -83,7 +83,7 @@ export function playbookDetectorBody(alert: StepAlert & { bound: Bound }, origin
       playbook_url: origin.playbookUrl,
     },
   };
-  if (windowS !== undefined) body.window_s = Math.max(10, windowS);
-  if (forS !== undefined) body.for_s = forS;
+  if (window_s !== undefined) body.window_s = Math.max(10, window_s);
+  if (for_s !== undefined) body.for_s = for_s;
   return body;
 }

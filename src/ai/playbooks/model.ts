@@ -30,9 +30,9 @@ export interface Bound {
   /** In the kind's unit: a count, a ratio 0..1 (error_ratio), ms (trace_latency), the metric's own unit. */
   threshold: number;
   /** The judged window, when the sentence states one ("in 5 minutes", "per minute"). */
-  windowS?: number;
+  window_s?: number;
   /** Prometheus `for`, when the sentence states one ("for 5 minutes"). */
-  forS?: number;
+  for_s?: number;
 }
 
 /** A sentence that states a bound, and what became of it. */

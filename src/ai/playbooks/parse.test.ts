@@ -41,7 +41,7 @@ describe('Markdown runbooks', () => {
     assert.deepEqual(p.steps.map((s) => s.alerts.map((a) => a.bound?.target.kind ?? 'note')), [
       ['log_threshold'], ['error_ratio'], ['metric_threshold'], [], [], ['log_threshold'], [], ['note'],
     ]);
-    assert.equal(overview?.alerts[0]?.bound?.windowS, 300);
+    assert.equal(overview?.alerts[0]?.bound?.window_s, 300);
     assert.equal(latency.alerts[0]?.bound?.threshold, 0.5, 'ms on a PromQL latency become seconds');
     assert.match(after?.alerts[0]?.note ?? '', /no number/);
   });
@@ -53,7 +53,7 @@ describe('Markdown runbooks', () => {
     assert.ok(p.steps.every((s) => s.section === 'Steps'));
     const [, slow, silent, restart] = p.steps;
     assert.equal(slow?.signal, 'metrics');
-    assert.deepEqual(slow.alerts[0]?.bound, { target: { kind: 'metric_threshold', expr: slow.query ?? '' }, op: '>', threshold: 2, forS: 600 });
+    assert.deepEqual(slow.alerts[0]?.bound, { target: { kind: 'metric_threshold', expr: slow.query ?? '' }, op: '>', threshold: 2, for_s: 600 });
     assert.deepEqual(silent?.alerts[0]?.bound?.target, { kind: 'absence', query: 'service:ingest-worker' });
     assert.deepEqual(restart?.manual, { language: 'sh', command: '$ sudo systemctl restart ingest-worker' });
   });
@@ -119,9 +119,9 @@ describe('YAML runbooks', () => {
     assert.equal(p.title, 'Checkout errors (YAML)');
     assert.deepEqual(p.steps.map((s) => s.title), ['Look at the errors', 'Error rate', 'Latency', 'Request rate', 'Restart', 'Write the post-mortem']);
     const [errorsStep, rate, latency, requests, restart] = p.steps;
-    assert.deepEqual(errorsStep?.alerts[0]?.bound, { target: { kind: 'log_threshold', query: 'service:checkout level:error' }, op: '>', threshold: 100, windowS: 300 });
+    assert.deepEqual(errorsStep?.alerts[0]?.bound, { target: { kind: 'log_threshold', query: 'service:checkout level:error' }, op: '>', threshold: 100, window_s: 300 });
     assert.deepEqual(rate?.alerts[0]?.bound, {
-      target: { kind: 'error_ratio', errorsQuery: '(service:"checkout") level:error', totalQuery: 'service:"checkout"' }, op: '>', threshold: 0.05, forS: 600,
+      target: { kind: 'error_ratio', errorsQuery: '(service:"checkout") level:error', totalQuery: 'service:"checkout"' }, op: '>', threshold: 0.05, for_s: 600,
     });
     assert.deepEqual(latency?.alerts[0]?.bound, { target: { kind: 'trace_latency', quantile: 0.99, service: 'checkout' }, op: '>', threshold: 800 });
     assert.deepEqual([requests?.signal, requests?.alerts[0]?.bound?.op, requests?.alerts[0]?.bound?.target.kind], ['metrics', '<', 'metric_threshold']);

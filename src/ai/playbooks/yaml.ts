@@ -116,11 +116,11 @@ function structuredAlert(a: Obj, where: string, step: ParsedStep, nowMs: number)
     if (query === undefined || signal !== 'logs') return note(`${kind} needs a LogsQL query`);
     target = kind === 'absence' ? { kind, query } : { kind, query };
   }
-  const windowS = seconds(a, 'window', where);
-  const forS = seconds(a, 'for', where);
+  const window_s = seconds(a, 'window', where);
+  const for_s = seconds(a, 'for', where);
   const bound: Bound = {
     target, op, threshold: thresholdOf(above ?? below ?? '', kind, `${where}.${above !== undefined ? 'above' : 'below'}`),
-    ...(windowS === undefined ? {} : { windowS }), ...(forS === undefined ? {} : { forS }),
+    ...(window_s === undefined ? {} : { window_s }), ...(for_s === undefined ? {} : { for_s }),
   };
   return { sentence, bound };
 }

@@ -122,8 +122,8 @@ const spanText = (s: number): string => (s % 3600 === 0 ? `${s / 3600} h` : s % 
 /** `log_threshold > 2 · window 1 h · for 5 min`: what the detector judges, in the kind's own terms. */
 function boundText(b: NonNullable<PlaybookAlert['bound']>): string {
   const parts = [`${b.target.kind} ${b.op} ${b.threshold}`];
-  if (b.windowS !== undefined) parts.push(`window ${spanText(b.windowS)}`);
-  if (b.forS !== undefined) parts.push(`for ${spanText(b.forS)}`);
+  if (b.window_s !== undefined) parts.push(`window ${spanText(b.window_s)}`);
+  if (b.for_s !== undefined) parts.push(`for ${spanText(b.for_s)}`);
   return parts.join(' · ');
 }
 

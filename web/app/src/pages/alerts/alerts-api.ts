@@ -71,7 +71,7 @@ export const detectorCatalog = (signal?: AbortSignal): Promise<DetectorKind[] | 
 /** One alert sentence of a playbook step and what became of it (DESIGN §9 `ai/playbooks`). */
 export interface PlaybookAlert {
   sentence: string;
-  bound?: { target: { kind: string }; op: string; threshold: number; windowS?: number; forS?: number };
+  bound?: { target: { kind: string }; op: string; threshold: number; window_s?: number; for_s?: number };
   note?: string;
   detector_id?: string;
 }
