@@ -5,7 +5,7 @@
 import type { Router } from '../front-doors/router.js';
 import { sendJson } from '../front-doors/reply.js';
 import type { LogRow, TelemetryStore, TimeRange } from '../stores/telemetry/telemetry-store.js';
-import type { LogsqlQuery } from './logsql/ast.js';
+import type { LogsqlQuery } from '../model/logsql-ast.js';
 import { errors } from '../errors.js';
 import { guarded, type TenantGuardDeps } from './tenant-route.js';
 import { durationParam, logsqlArgs } from './logsql-args.js';

@@ -2,7 +2,7 @@
 // parseCommonArgs; https://docs.victoriametrics.com/victorialogs/querying/#http-api): `query`, `start`, `end`, the
 // query's own timestamp `time`, and `ignore_pipes`. Used by the stats, streams and facets routes.
 import type { RequestContext } from '../front-doors/context.js';
-import type { LogsqlQuery } from './logsql/ast.js';
+import type { LogsqlQuery } from '../model/logsql-ast.js';
 import type { TimeRange } from '../stores/telemetry/telemetry-store.js';
 import { compileLogsqlAt } from './logsql-request.js';
 import { parseDuration } from './logsql/time-value.js';

@@ -1,7 +1,7 @@
 // A LogsQL text from a request → its syntax tree, or 400 with the position (DESIGN §4). Every route that takes a
 // query (read-back, live tail, saved searches) goes through here, so each one gets the same bounds and wording.
 import { parseLogsql, LogsqlSyntaxError } from './logsql/parser.js';
-import type { Filter, LogsqlQuery } from './logsql/ast.js';
+import type { Filter, LogsqlQuery } from '../model/logsql-ast.js';
 import { errors } from '../errors.js';
 import { msToNs } from '../model/time.js';
 

@@ -2,7 +2,7 @@
 // https://docs.victoriametrics.com/victorialogs/querying/#querying-log-stats): its last `| stats` pipe makes the
 // series, the `by (…)` fields their labels, every other result a metric named after it. The rules follow
 // VictoriaLogs' Query.GetStatsByFieldsAddGroupingByTime (lib/logstorage/parser.go).
-import type { LogsqlQuery, Pipe, StatsGroup } from './logsql/ast.js';
+import type { LogsqlQuery, Pipe, StatsGroup } from '../model/logsql-ast.js';
 import { errors } from '../errors.js';
 
 export interface StatsShape {

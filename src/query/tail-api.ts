@@ -17,7 +17,7 @@ import type { Router } from '../front-doors/router.js';
 import type { RequestContext } from '../front-doors/context.js';
 import type { KeyGrant } from '../stores/control/control-store.js';
 import type { TelemetryStore } from '../stores/telemetry/telemetry-store.js';
-import type { LogsqlQuery } from './logsql/ast.js';
+import type { LogsqlQuery } from '../model/logsql-ast.js';
 import { compileLogsql } from './logsql-request.js';
 import { errors } from '../errors.js';
 import { msToNs } from '../model/time.js';

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { MetricSample } from '../../model/metric.js';
-import { MemorySeriesSource } from '../../query/promql/series-source.js';
+import { MemorySeriesSource } from '../../model/series-source.js';
 import type { TelemetryStore } from '../../stores/telemetry/telemetry-store.js';
 import { Evidence } from '../evidence.js';
 import type { AiReadContext } from '../model.js';

@@ -2,8 +2,8 @@
 // over the baseline and the window, each reduced to at most MAX_POINTS per window (bucket means; counters as
 // per-second rates), checked for a sustained shift against the baseline (change-point.ts), and ordered by when the
 // shift began. Bounded: at most MAX_SERIES series, read one metric name at a time.
-import type { LabelMatcher, StoredSeries } from '../../query/promql/series-source.js';
-import { isStaleSample } from '../../query/promql/series-source.js';
+import type { LabelMatcher, StoredSeries } from '../../model/series-source.js';
+import { isStaleSample } from '../../model/series-source.js';
 import type { AiReadContext } from '../model.js';
 import { firstSustainedShift } from './change-point.js';
 import type { Windows } from './model.js';

@@ -4,7 +4,7 @@
 // canonical form (LogsQL: the parsed filter with AND/OR operands in a fixed order, so `a b` equals `b a`; PromQL:
 // whitespace-free text; trace searches: their key/value pairs), ranges exactly.
 import { parseLogsql } from '../../query/logsql/parser.js';
-import type { Filter, LogsqlQuery } from '../../query/logsql/ast.js';
+import type { Filter, LogsqlQuery } from '../../model/logsql-ast.js';
 import { msToNs } from '../../model/time.js';
 import type { NlAnswer } from './nl-query.js';
 import { NlUnplaceable } from './nl-query.js';

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { TelemetryStore, ValueHits } from '../../stores/telemetry/telemetry-store.js';
-import type { LabelMatcher } from '../../query/promql/series-source.js';
+import type { LabelMatcher } from '../../model/series-source.js';
 import type { ChatMessage, LlmClient } from '../llm/llm-client.js';
 import { Evidence } from '../evidence.js';
 import type { AiReadContext } from '../model.js';

@@ -2,7 +2,7 @@
 // own log field names and values, stream labels, metric names and labels, and span services / names, read through
 // the store over a recent window. Every read is recorded as evidence (DESIGN §9: "the exact queries it ran").
 import type { AiReadContext } from '../model.js';
-import type { LabelMatcher } from '../../query/promql/series-source.js';
+import type { LabelMatcher } from '../../model/series-source.js';
 import { parseLogsql } from '../../query/logsql/parser.js';
 import type { TimeRange } from '../../stores/telemetry/telemetry-store.js';
 import { msToNs } from '../../model/time.js';

@@ -5,8 +5,8 @@
 // query rate); when it is spent the call throws EvaluationDeferred and the engine defers the evaluation.
 // Windows are half-open `[startMs, endMs)` (issue 9 notes), as the store's ranges are.
 import type { DetectorData, DetectorSignal, LogLine, Sample, Series, SpanDurations, Window } from '../model.js';
-import type { Pipe, LogsqlQuery } from '../../query/logsql/ast.js';
-import { canonicalField } from '../../query/logsql/ast.js';
+import type { Pipe, LogsqlQuery } from '../../model/logsql-ast.js';
+import { canonicalField } from '../../model/logsql-ast.js';
 import { compileLogsqlAt } from '../../query/logsql-request.js';
 import { parseTimestamp } from '../../query/logsql/time-value.js';
 import { evalInstant, evalRange } from '../../query/promql/engine.js';

@@ -1,7 +1,7 @@
 // What several kinds share: the parameters that recur (op, threshold, group_by, …) as ParamSpecs, the eligibility
 // rules as data, LogsQL text building (field quoting, `stats by`), label keys, and numbers for summaries.
 import { ParamError, type DetectorSignal, type EligibilityRule, type ParamSpec, type Window } from '../model.js';
-import type { Filter } from '../../query/logsql/ast.js';
+import type { Filter } from '../../model/logsql-ast.js';
 import { COMPARE_OPS } from '../algorithms/threshold.js';
 import { parseLogsqlParam } from './params.js';
 

@@ -4,8 +4,8 @@
 // Prometheus/LogsQL duration strings (`5m`, `1h30m`, `7d`) or a number of seconds, and come back in ms; for a
 // duration, `min` and `max` in the spec are seconds.
 import { ParamError, type ParamSpec } from '../model.js';
-import { canonicalField } from '../../query/logsql/ast.js';
-import type { LogsqlQuery } from '../../query/logsql/ast.js';
+import { canonicalField } from '../../model/logsql-ast.js';
+import type { LogsqlQuery } from '../../model/logsql-ast.js';
 import { LogsqlSyntaxError, parseLogsql } from '../../query/logsql/parser.js';
 import { parsePromql, PromqlError, typeOf } from '../../query/promql/parse.js';
 import { parseDuration } from '../../query/logsql/time-value.js';

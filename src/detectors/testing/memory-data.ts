@@ -6,11 +6,11 @@
 // in `calls` with its query text, so a test can check that a kind ran only the texts its `queries()` declared.
 // The kinds' tests run through this double; the engine's own tests run the same texts against the real stores.
 import type { DetectorData, DetectorSignal, LogLine, Sample, Series, SpanDurations, Window } from '../model.js';
-import type { LogsqlQuery } from '../../query/logsql/ast.js';
+import type { LogsqlQuery } from '../../model/logsql-ast.js';
 import { parseLogsql } from '../../query/logsql/parser.js';
 import { parsePromql } from '../../query/promql/parse.js';
 import { evalInstant, evalRange } from '../../query/promql/engine.js';
-import { MemorySeriesSource } from '../../query/promql/series-source.js';
+import { MemorySeriesSource } from '../../model/series-source.js';
 import { fieldOf, matches, runStats, type MemoryLog } from './memory-logsql.js';
 
 export type { MemoryLog } from './memory-logsql.js';

@@ -5,7 +5,7 @@
 // as VictoriaLogs prints them: integers without `.0`, NaN over no numbers). It does not reproduce the store's every
 // corner (tokenization, `_stream` parsing, time formats): the kinds' tests run through it, and the engine's own tests
 // run the same texts against the real store.
-import type { Filter, LogsqlQuery, Pipe, StatsFunc } from '../../query/logsql/ast.js';
+import type { Filter, LogsqlQuery, Pipe, StatsFunc } from '../../model/logsql-ast.js';
 import { quantileSorted } from '../algorithms/robust.js';
 
 /** A log entry as the double stores it: `_msg`, time, and flat string fields (`service`, `severity`, …). */

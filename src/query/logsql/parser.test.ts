@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { canonicalField, type Filter, type LogsqlQuery, type Pipe } from './ast.js';
+import { canonicalField, type Filter, type LogsqlQuery, type Pipe } from '../../model/logsql-ast.js';
 import { LogsqlSyntaxError, parseLogsql } from './parser.js';
 
 const NOW = 1_714_564_800_000_000_000n; // 2024-05-01T12:00:00Z

@@ -1,7 +1,7 @@
 // LogsQL text → LogsqlQuery (DESIGN §4), recursive descent over the on-demand lexer.
 // Precedence as in VictoriaLogs (https://docs.victoriametrics.com/victorialogs/logsql/#logical-filter):
 // NOT binds tightest, then AND (a space is an AND), then OR; `|` starts the pipes.
-import { canonicalField, type Filter, type LogsqlQuery, type Pipe, type RangeOp, type StreamMatcher } from './ast.js';
+import { canonicalField, type Filter, type LogsqlQuery, type Pipe, type RangeOp, type StreamMatcher } from '../../model/logsql-ast.js';
 import { describe, Lexer, LogsqlSyntaxError, type LexMode, type Token } from './lexer.js';
 import { parsePipe, type PipeReader } from './pipes.js';
 import { parseDuration, parseTimeBound, parseTimestamp } from './time-value.js';

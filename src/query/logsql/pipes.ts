@@ -1,6 +1,6 @@
 // The pipes after `|` (https://docs.victoriametrics.com/victorialogs/logsql/#pipes): limit/head, offset/skip,
 // sort, fields/keep, delete/drop and stats. Each reads its arguments through the parser's token cursor.
-import { canonicalField, type Pipe, type SortKey, type StatsFn, type StatsFunc, type StatsGroup } from './ast.js';
+import { canonicalField, type Pipe, type SortKey, type StatsFn, type StatsFunc, type StatsGroup } from '../../model/logsql-ast.js';
 import { LogsqlSyntaxError, type LexMode, type Lexer, type Token } from './lexer.js';
 import { parseDuration } from './time-value.js';
 

@@ -14,7 +14,7 @@ import {
 import { prometheusAvailable, PROMETHEUS_BIN, startPrometheus, type PrometheusServer } from '../../../test/fixtures/promql/prometheus-server.js';
 import { remoteWrite, type FixtureSeries } from '../../../test/fixtures/promql/remote-write.js';
 import { promQuery, promQueryRange } from './prometheus-api.js';
-import { MemorySeriesSource, type SeriesSource } from './series-source.js';
+import { MemorySeriesSource, type SeriesSource } from '../../model/series-source.js';
 
 const TENANT = 't1';
 

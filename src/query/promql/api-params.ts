@@ -3,7 +3,7 @@
 // Every refusal is a `bad_data` error whose message names the parameter, as Prometheus's invalidParamError.
 import { parseDurationMs, parseGoFloat } from './literals.js';
 import { parsePromql, PromqlError } from './parse.js';
-import type { LabelMatcher } from './series-source.js';
+import type { LabelMatcher } from '../../model/series-source.js';
 
 /** Prometheus's MinTime / MaxTime stand for "no bound"; kept inside the safe-integer range here. */
 export const MIN_TIME_MS = -Number.MAX_SAFE_INTEGER;

@@ -1,7 +1,7 @@
 // The PromQL syntax tree the engine evaluates, built from the Lezer tree of @prometheus-io/lezer-promql
 // (parse.ts). Shapes follow Prometheus's promql/parser/ast.go: offsets and `@` live on the selector or
 // subquery they modify; durations are milliseconds.
-import type { LabelMatcher } from './series-source.js';
+import type { LabelMatcher } from '../../model/series-source.js';
 
 export type ValueType = 'scalar' | 'vector' | 'matrix' | 'string';
 

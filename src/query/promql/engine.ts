@@ -9,7 +9,7 @@ import { assertUniqueLabelsets, scalarBinop, vectorBinop, vectorScalarBinop } fr
 import { INSTANT_FUNCTIONS } from './functions.js';
 import { PromqlError } from './parse.js';
 import { RANGE_FUNCTIONS, type RangeWindow } from './range-functions.js';
-import { isStaleSample, type SeriesSource } from './series-source.js';
+import { isStaleSample, type SeriesSource } from '../../model/series-source.js';
 import { FUNCTIONS } from './signatures.js';
 import { compareLabels, dropName, labelsKey, type Labels, type Point, type Sample, type Series, type Value } from './values.js';
 

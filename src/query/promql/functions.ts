@@ -4,7 +4,7 @@
 // evaluated by engine.ts.
 import { PromqlError } from './parse.js';
 import { histogramQuantile } from './histogram.js';
-import { anchoredRegExp } from './series-source.js';
+import { anchoredRegExp } from '../../model/series-source.js';
 import { dropName, setLabel, type Sample, type Value } from './values.js';
 
 export type InstantFunction = (args: Value[], evalMs: number) => Value;

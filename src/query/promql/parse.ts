@@ -9,7 +9,7 @@ import type {
 } from './ast.js';
 import { isComparison, isSetOp } from './ast.js';
 import { parseDurationMs, parseNumberLiteral, unquoteString } from './literals.js';
-import { anchoredRegExp, type LabelMatcher } from './series-source.js';
+import { anchoredRegExp, type LabelMatcher } from '../../model/series-source.js';
 import { describeType, FUNCTIONS } from './signatures.js';
 
 type Node = ReturnType<typeof parser.parse>['topNode'];

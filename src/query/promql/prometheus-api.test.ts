@@ -7,7 +7,7 @@ import { parseTimeMs } from './api-params.js';
 import {
   PROMETHEUS_ROUTES, promLabels, promLabelValues, promMetadata, promQuery, promQueryRange, promSeries,
 } from './prometheus-api.js';
-import { MemorySeriesSource, type SeriesSource } from './series-source.js';
+import { MemorySeriesSource, type SeriesSource } from '../../model/series-source.js';
 
 const T = 't1';
 const M = 60_000;

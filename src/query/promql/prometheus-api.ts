@@ -10,7 +10,7 @@ import {
 import { evalInstant, evalRange, type EngineOptions } from './engine.js';
 import { formatGoFloat } from './literals.js';
 import { parsePromql, PromqlError, typeOf } from './parse.js';
-import { seriesKey, type SeriesSource } from './series-source.js';
+import { seriesKey, type SeriesSource } from '../../model/series-source.js';
 import { compareLabels, type Labels, type Series, type Value } from './values.js';
 
 export interface PromApiReply { status: number; body: unknown }

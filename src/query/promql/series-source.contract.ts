@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { staleMarker, type MetricMetadata, type MetricSample } from '../../model/metric.js';
-import { isStaleSample, type LabelMatcher, type SeriesSource, type StoredSeries } from './series-source.js';
+import { isStaleSample, type LabelMatcher, type SeriesSource, type StoredSeries } from '../../model/series-source.js';
 
 export interface ContractBackend {
   source: SeriesSource;

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { seriesSourceContract } from './series-source.contract.js';
-import { anchoredRegExp, MemorySeriesSource } from './series-source.js';
+import { anchoredRegExp, MemorySeriesSource } from '../../model/series-source.js';
 
 seriesSourceContract('memory', () => {
   const source = new MemorySeriesSource();

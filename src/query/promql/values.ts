@@ -1,7 +1,7 @@
 // The four PromQL value types at one evaluation step, and the label-set helpers the operators share
 // (Prometheus model/labels: Hash, HashForLabels, HashWithoutLabels, Compare). Label objects are never
 // mutated once built, so derived sets and keys are memoised per object.
-import { seriesKey } from './series-source.js';
+import { seriesKey } from '../../model/series-source.js';
 
 export type Labels = Readonly<Record<string, string>>;
 

@@ -3,9 +3,9 @@
 // Tenant id is always the first argument of a read.
 import type { TenantBatch } from '../../model/batch.js';
 import type { Span } from '../../model/span.js';
-import type { LogsqlQuery } from '../../query/logsql/ast.js';
+import type { LogsqlQuery } from '../../model/logsql-ast.js';
 import type { ReplayChunk } from '../../model/replay.js';
-import type { SeriesSource } from '../../query/promql/series-source.js';
+import type { SeriesSource } from '../../model/series-source.js';
 
 export interface TimeRange {
   /** Inclusive, unix ns; absent = unbounded (DESIGN §4: without start/end a query covers all time). */

@@ -1,7 +1,7 @@
 // The two reads detectors need beyond the query API (DESIGN §8; detectors/model.ts DetectorData): span durations
 // per (service, span name) over a window, for `trace_latency`, and the time of a signal's oldest stored data, for
 // the `min_history` eligibility check. Parameters only, as everywhere in this store.
-import type { LogsqlQuery } from '../../../query/logsql/ast.js';
+import type { LogsqlQuery } from '../../../model/logsql-ast.js';
 import type { OldestDataQuery, SpanDurationGroup, SpanFilter, TimeRange } from '../telemetry-store.js';
 import { logsBaseSql, SqlParams } from './logsql-filter-sql.js';
 import type { SqlExecutor, SqlParam } from './logsql-sql.js';

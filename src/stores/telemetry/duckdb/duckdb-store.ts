@@ -6,7 +6,7 @@ import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import type { TenantBatch } from '../../../model/batch.js';
 import type { FieldValue, LogEntry } from '../../../model/log-entry.js';
 import type { Span, SpanEvent, SpanLink } from '../../../model/span.js';
-import type { LogsqlQuery } from '../../../query/logsql/ast.js';
+import type { LogsqlQuery } from '../../../model/logsql-ast.js';
 import type {
   Facet, FacetsOptions, HitsSeries, LogRow, OldestDataQuery, ReplaySession, SpanDurationGroup, SpanFilter, TelemetryStore,
   TimeRange, TraceFilter, TraceSampleFilter, TraceSummary, ValueCounts, ValueCountsRequest, ValueHits,
@@ -21,7 +21,7 @@ import { sampleTracesSql } from './trace-sample-sql.js';
 import { logValueCounts } from './value-counts-sql.js';
 import { withAppender } from './appender.js';
 import { DuckdbSeriesSource, METRIC_TABLES_SQL } from './samples-sql.js';
-import type { SeriesSource } from '../../../query/promql/series-source.js';
+import type { SeriesSource } from '../../../model/series-source.js';
 import type { ReplayChunk } from '../../../model/replay.js';
 
 /** The DuckDB store, plus a read-only SQL door for tests and tools (never used to write). */

@@ -1,7 +1,7 @@
 // The field-discovery reads behind an Explore sidebar and Grafana's query builder, for DuckDB:
 // /select/logsql/facets and /select/logsql/stream_field_{names,values}
 // (https://docs.victoriametrics.com/victorialogs/querying/#querying-facets). Values travel as parameters only.
-import type { LogsqlQuery } from '../../../query/logsql/ast.js';
+import type { LogsqlQuery } from '../../../model/logsql-ast.js';
 import { nsToRfc3339 } from '../../../model/time.js';
 import type { Facet, FacetsOptions, TimeRange, ValueHits } from '../telemetry-store.js';
 import { logsBaseSql, SqlParams, STREAM_SQL } from './logsql-filter-sql.js';

@@ -1,6 +1,6 @@
 // LogsQL filters → a DuckDB WHERE clause over the `logs` table (schema.ts). Every user value and every
 // name of a `fields` key travels as a parameter; the SQL text holds only constants written here.
-import { canonicalField, type Filter, type RangeOp, type StreamMatcher } from '../../../query/logsql/ast.js';
+import { canonicalField, type Filter, type RangeOp, type StreamMatcher } from '../../../model/logsql-ast.js';
 import type { TimeRange } from '../telemetry-store.js';
 import type { SqlParam } from './logsql-sql.js';
 

@@ -1,8 +1,8 @@
 // LogsQL pipes → nested DuckDB SELECTs over the filtered logs (logsql-filter-sql.ts). Each pipe turns one
 // relation into the next, as VictoriaLogs runs them in order: `| limit 5 | sort by (x)` sorts the 5 newest.
 // Stats results get generated column names (c0, c1, …): user-chosen names never enter the SQL text.
-import type { Pipe, StatsFunc, StatsGroup } from '../../../query/logsql/ast.js';
-import { canonicalField } from '../../../query/logsql/ast.js';
+import type { Pipe, StatsFunc, StatsGroup } from '../../../model/logsql-ast.js';
+import { canonicalField } from '../../../model/logsql-ast.js';
 import { bucketSql, EMPTY_FIELD, logsField, rfc3339Sql, type FieldSql, type SqlParams } from './logsql-filter-sql.js';
 
 export interface StatsColumn {

@@ -1,7 +1,7 @@
 // The four log reads of the telemetry store (telemetry-store.ts) for DuckDB: a LogsqlQuery compiled to SQL with
 // parameters only (logsql-filter-sql.ts, logsql-pipe-sql.ts), run through the store's executor, and the rows
 // shaped as VictoriaLogs answers /select/logsql/{query,hits,field_names,field_values} (DESIGN §4).
-import { FIXED_FIELDS, canonicalField, type LogsqlQuery } from '../../../query/logsql/ast.js';
+import { FIXED_FIELDS, canonicalField, type LogsqlQuery } from '../../../model/logsql-ast.js';
 import { nsToRfc3339 } from '../../../model/time.js';
 import type { HitsSeries, LogRow, TimeRange, ValueHits } from '../telemetry-store.js';
 import { bucketSql, logsBaseSql, SqlParams, STREAM_SQL } from './logsql-filter-sql.js';

@@ -7,7 +7,7 @@
 // Prometheus anchors them; an absent label reads as "".
 import { createHash } from 'node:crypto';
 import { isStaleMarker, type MetricMetadata, type MetricSample } from '../../../model/metric.js';
-import type { LabelMatcher, SeriesSource, StoredSeries } from '../../../query/promql/series-source.js';
+import type { LabelMatcher, SeriesSource, StoredSeries } from '../../../model/series-source.js';
 import type { SqlExecutor, SqlParam } from './logsql-sql.js';
 
 export const SERIES_TABLE_SQL = `

@@ -3,7 +3,7 @@
 // JSON `fields` once per entry and aggregating every group with GROUPING SETS is what keeps RCA under 2 s on a
 // million entries (bench/rca-bench.ts): one LogsQL `stats by (f) count()` per field and window parses the JSON
 // again each time. Values and field names travel as parameters only.
-import { canonicalField, FIXED_FIELDS, type LogsqlQuery } from '../../../query/logsql/ast.js';
+import { canonicalField, FIXED_FIELDS, type LogsqlQuery } from '../../../model/logsql-ast.js';
 import type { TimeRange, ValueCount, ValueCounts, ValueCountsRequest } from '../telemetry-store.js';
 import { jsonPointer, logsBaseSql, logsField, SqlParams } from './logsql-filter-sql.js';
 import type { SqlExecutor } from './logsql-sql.js';

@@ -6,8 +6,8 @@ import type { TenantBatch } from '../../../model/batch.js';
 import { isStaleMarker } from '../../../model/metric.js';
 import type { ReplayChunk } from '../../../model/replay.js';
 import type { Span } from '../../../model/span.js';
-import type { LogsqlQuery } from '../../../query/logsql/ast.js';
-import type { SeriesSource } from '../../../query/promql/series-source.js';
+import type { LogsqlQuery } from '../../../model/logsql-ast.js';
+import type { SeriesSource } from '../../../model/series-source.js';
 import type {
   Facet, FacetsOptions, HitsSeries, LogRow, OldestDataQuery, ReplaySession, SpanDurationGroup, SpanFilter, TimeRange,
   TraceFilter, TraceSampleFilter, TraceSummary, ValueCounts, ValueCountsRequest, ValueHits,

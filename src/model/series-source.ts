@@ -1,7 +1,7 @@
 // The storage seam of the PromQL engine and the Prometheus HTTP API (DESIGN §4): series chosen by label
 // matchers over a time range, label discovery and metric metadata. Backends implement it (DuckDB in
 // stores/telemetry/duckdb/samples-sql.ts); MemorySeriesSource is the test double that ships with it.
-import { isStaleMarker, type MetricMetadata, type MetricSample } from '../../model/metric.js';
+import { isStaleMarker, type MetricMetadata, type MetricSample } from './metric.js';
 
 /** One label matcher of a selector, as PromQL writes it: `name="v"`, `!=`, `=~`, `!~`. */
 export interface LabelMatcher {
