@@ -36,6 +36,8 @@ import { KINDS, catalog } from './detectors/kinds/index.js';
 import { OpenAiClient } from './ai/llm/openai-client.js';
 
 const SESSION_ROWS_KEPT_MS = 30 * 86_400_000;
+/** How long a stopping service keeps draining the WAL into the store before it leaves the rest for replay. */
+const SHUTDOWN_DRAIN_MS = 4000;
 
 export interface ServiceDeps {
   config: Config;
@@ -177,7 +179,9 @@ export function buildService(deps: ServiceDeps): Service {
       })));
       await detectorEngine.stop(); // evaluations in flight commit (with their notices) before delivery stops
       await notifications.stop(); // posts in flight are aborted and their rows handed back before the store closes
-      await wal.close();
+      // SIGTERM exits promptly after heavy ingest (issue 12 item 6): the drain gets SHUTDOWN_DRAIN_MS, and what it has
+      // not written stays in the WAL, durable, for the next start's replay.
+      await wal.close({ drainForMs: SHUTDOWN_DRAIN_MS });
       await metering.stop();
       await telemetry.close();
       await control.close();

@@ -43,6 +43,8 @@ export class Drain {
   private queuedRows = 0;
   private urgent = 0;
   private stopping = false;
+  /** performance.now() past which a stopping drain starts no new write. */
+  private stopBy = Infinity;
   private wake: (() => void) | undefined;
   private waiters: { pos: bigint; resolve: () => void }[] = [];
   private readonly loop: Promise<void>;
@@ -71,9 +73,13 @@ export class Drain {
     }
   }
 
-  /** Ends the loop once the queue is empty (callers flush first). */
-  async stop(): Promise<void> {
+  /**
+   * Ends the loop once the queue is empty, or once `forMs` have passed (the write under way finishes; the rest stays
+   * in the WAL for the next start's replay).
+   */
+  async stop(forMs = Infinity): Promise<void> {
     this.stopping = true;
+    this.stopBy = performance.now() + forMs;
     this.poke();
     await this.loop;
   }
@@ -94,6 +100,7 @@ export class Drain {
   private async run(): Promise<void> {
     for (;;) {
       const first = this.queue[0];
+      if (this.stopping && performance.now() >= this.stopBy) return;
       if (first === undefined) {
         if (this.stopping) return;
         await this.nap(undefined);

@@ -56,8 +56,12 @@ export interface Wal {
   pressure(): WalPressure;
   /** Resolves when everything appended before the call is committed to the store. */
   flush(): Promise<void>;
-  /** Refuses new appends, flushes, stops the drain and closes the files. */
-  close(): Promise<void>;
+  /**
+   * Stops the WAL: appends in flight finish (they are durable before their 200), then the drain writes what it can
+   * for at most `drainForMs` (default: until the backlog is in the store). What is left stays in the segments and is
+   * replayed at the next start (issue 12 item 6: SIGTERM exits promptly; nothing acknowledged is lost either way).
+   */
+  close(opts?: { drainForMs?: number }): Promise<void>;
   stats(): WalStats;
 }
 
@@ -291,11 +295,11 @@ class WalImpl implements Wal {
     await this.drain.waitCommitted(this.acked);
   }
 
-  async close(): Promise<void> {
+  async close(opts: { drainForMs?: number } = {}): Promise<void> {
     if (this.closing) return;
     this.closing = true;
-    await this.flush();
-    await this.drain.stop();
+    await this.lastAppend;
+    await this.drain.stop(opts.drainForMs ?? Infinity);
     await this.active.close();
   }
 
