@@ -5,6 +5,7 @@
 import type { DetectorStore } from './detector-records.js';
 import type { NotificationStore } from './notification-records.js';
 import type { PlaybookStore } from './playbook-records.js';
+import type { ClusterStore } from './cluster-records.js';
 
 export const TIERS = ['trial', 'team', 'growth', 'custom', 'trial_expired'] as const;
 export type Tier = (typeof TIERS)[number];
@@ -169,7 +170,7 @@ export class ControlStoreUnavailableError extends Error {
   }
 }
 
-export interface ControlStore extends DetectorStore, NotificationStore, PlaybookStore {
+export interface ControlStore extends DetectorStore, NotificationStore, PlaybookStore, ClusterStore {
   createAccount(input: NewAccount): Promise<Account>;
   getAccount(id: string): Promise<Account | null>;
   updateAccount(id: string, patch: AccountPatch): Promise<Account | null>;

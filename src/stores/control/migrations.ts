@@ -259,6 +259,54 @@ export const MIGRATIONS: readonly Migration[] = [
       `CREATE INDEX playbooks_tenant_idx ON playbooks (tenant_id, created_at)`,
     ],
   },
+  {
+    version: 8,
+    name: 'cluster: process heartbeats, daily byte totals, query-rate windows, live-tail sessions shared by split roles',
+    statements: [
+      // DESIGN §10, issue 11 item 6; cluster-records.ts. last_seen is the database's clock (unix ms), so liveness
+      // does not depend on the processes' clocks agreeing.
+      `CREATE TABLE process_heartbeats (
+         process_id text PRIMARY KEY,
+         role       text NOT NULL CHECK (role IN ('ingest', 'app')),
+         started_at bigint NOT NULL,
+         last_seen  bigint NOT NULL
+       )`,
+      `CREATE INDEX process_heartbeats_seen_idx ON process_heartbeats (last_seen)`,
+      // The day's bytes over every signal and process, in-flight reservations included: the one row a reservation
+      // checks and adds to in one statement (DESIGN §6 "refused when used + size would pass the cap").
+      `CREATE TABLE daily_bytes (
+         account_id text NOT NULL,
+         day        text NOT NULL CHECK (day ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}$'),
+         used       bigint NOT NULL DEFAULT 0,
+         PRIMARY KEY (account_id, day)
+       )`,
+      // A tenant's admitted request times, oldest first, at most its limit (DESIGN §6 "Query rate": at most N in any
+      // rolling 60 s); the same sliding log as limits/query-rate.ts, kept where every app process sees it.
+      `CREATE TABLE query_rate_windows (
+         tenant_id text PRIMARY KEY,
+         stamps    bigint[] NOT NULL
+       )`,
+      // The newest `lim` stamps after now − window, ascending: what still decides the next request. A stamp a little
+      // ahead of `now` is kept: another process's clock, or its request that won the row first, may be that much ahead.
+      `CREATE FUNCTION sightline_query_window(stamps bigint[], now_ms bigint, lim integer, window_ms bigint)
+         RETURNS bigint[] LANGUAGE sql IMMUTABLE AS $$
+           SELECT coalesce(array_agg(s ORDER BY s), '{}'::bigint[])
+             FROM (SELECT s FROM unnest(stamps) AS u(s)
+                    WHERE s > now_ms - window_ms
+                    ORDER BY s DESC LIMIT lim) AS k
+         $$`,
+      // Open live-tail streams (DESIGN §6 live-tail ceiling), each held by the process whose response it is; a
+      // process that stops heartbeating no longer holds any.
+      `CREATE TABLE live_tail_sessions (
+         id         text PRIMARY KEY,
+         account_id text NOT NULL,
+         process_id text NOT NULL,
+         opened_at  bigint NOT NULL
+       )`,
+      `CREATE INDEX live_tail_sessions_account_idx ON live_tail_sessions (account_id)`,
+      `CREATE INDEX live_tail_sessions_process_idx ON live_tail_sessions (process_id)`,
+    ],
+  },
 ];
 
 /** Any constant will do: it only keeps two processes opening one PostgreSQL from migrating at once. */

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { ControlStoreUnavailableError } from './control-store.js';
 import { controlStoreContract } from './control-store.contract.js';
+import { clusterContract } from './control-store-cluster.contract.js';
 import { MIGRATIONS, migrate } from './migrations.js';
 import { openControlStore } from './open-control-store.js';
 import { openPglite } from './pglite-driver.js';
@@ -15,6 +16,11 @@ const dataDir = mkdtempSync(join(tmpdir(), 'sightline-control-'));
 after(() => { rmSync(dataDir, { recursive: true, force: true }); });
 
 controlStoreContract('PGlite', async () => {
+  const store = await openControlStore({ dataDir });
+  return { store, cleanup: () => store.close() };
+});
+
+clusterContract('PGlite', async () => {
   const store = await openControlStore({ dataDir });
   return { store, cleanup: () => store.close() };
 });

@@ -5,6 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { startPostgres, type PostgresServer } from '../../../test/support/postgres-server.js';
 import { ControlStoreUnavailableError, type ControlStore } from './control-store.js';
 import { controlStoreContract } from './control-store.contract.js';
+import { clusterContract } from './control-store-cluster.contract.js';
 import { openControlStore } from './open-control-store.js';
 
 const server = await startPostgres();
@@ -19,6 +20,11 @@ if (server === null) {
   after(() => pg.destroy());
 
   controlStoreContract('PostgreSQL', async () => {
+    const store = await openControlStore({ url: pg.url, dataDir: '/nonexistent' });
+    return { store, cleanup: () => store.close() };
+  });
+
+  clusterContract('PostgreSQL', async () => {
     const store = await openControlStore({ url: pg.url, dataDir: '/nonexistent' });
     return { store, cleanup: () => store.close() };
   });

@@ -12,7 +12,7 @@ import {
   type AccountRow, type DashboardRow, type KeyRow, type SavedSearchRow, type TenantRow,
 } from './sql-rows.js';
 import { toDetector } from './sql-detectors.js';
-import { SqlPlaybooks } from './sql-playbooks.js';
+import { SqlCluster } from './sql-cluster.js';
 import type { Detector } from './detector-records.js';
 
 export { newId };
@@ -33,10 +33,10 @@ const wallClock: Clock = { now: () => Date.now() };
 const DAY_RE = /^\d{4}-\d{2}-\d{2}$/;
 
 /**
- * Users and sessions, detectors and alerts, channels and the outbox, playbooks come from the base classes
- * (sql-users.ts, sql-detectors.ts, sql-notifications.ts, sql-playbooks.ts).
+ * Users and sessions, detectors and alerts, channels and the outbox, playbooks, what split roles share come from the
+ * base classes (sql-users.ts, sql-detectors.ts, sql-notifications.ts, sql-playbooks.ts, sql-cluster.ts).
  */
-export class SqlControlStore extends SqlPlaybooks implements ControlStore {
+export class SqlControlStore extends SqlCluster implements ControlStore {
   private closed = false;
 
   /** `clock` stamps created_at / revoked_at with service time (DESIGN §3 test clock); wall time by default. */
