@@ -2,6 +2,7 @@
 // → checkout → inventory / payments, each reaching a `db` service (a connection-pooling proxy), and what each
 // injected incident does to each service over time. trace-incidents.ts draws traces and logs from it and
 // metric-incidents.ts draws metric series, so the three signals tell one consistent story with a known cause.
+import { mulberry32 } from '../../testing/prng.js';
 
 export type DeepIncidentKind =
   /** payments gets about ten times slower from the onset; its callers slow down only by waiting for it. */
@@ -103,17 +104,8 @@ export function poolInUse(spec: DeepIncidentSpec, tMs: number): number {
   return Math.min(0.98, 0.35 + (0.63 * since) / 120_000);
 }
 
-/** mulberry32: a small seeded PRNG for test data (not for anything secret). */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The seeded generator of this data (testing/prng.ts). */
+export const seeded = mulberry32;
 
 /** A standard normal draw (Box–Muller). */
 export function normal(rand: () => number): number {

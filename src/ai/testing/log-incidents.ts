@@ -4,6 +4,7 @@
 // the incident window. The known-answer tests of `ai/rca` and its bench write these into a real store and check that
 // the injected cause is what the analysis names first. Deterministic: the same spec gives the same entries.
 import type { LogEntry } from '../../model/log-entry.js';
+import { mulberry32 } from '../../testing/prng.js';
 
 export type IncidentKind =
   /** Two of checkout's three pods are replaced by pods on a new version that fails most payments. */
@@ -45,17 +46,8 @@ const BAD_VERSION = '2.4.1';
 const JUMP_SERVICE = 'inventory';
 const NEW_TEMPLATE = 'TLS handshake to vault.internal:8200 failed: certificate has expired';
 
-/** mulberry32: a small seeded PRNG, good enough to draw test data from (not for anything secret). */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The seeded generator of this data (testing/prng.ts). */
+export const prng = mulberry32;
 
 interface Pod {
   service: string;

@@ -1,6 +1,7 @@
 // Generated data with known answers for the detector tests: a seeded random source (so every run sees the same
 // noise), Poisson counts and normal noise, and the shapes real traffic has — a daily cycle peaking in the afternoon,
 // quieter weekends, a Monday-morning rush. Times are UTC; 2024-01-01 is a Monday.
+import { mulberry32 } from '../../testing/prng.js';
 
 export const MIN = 60_000;
 export const HOUR = 60 * MIN;
@@ -10,17 +11,8 @@ export const WEEK = 7 * DAY;
 /** Monday 2024-01-01T00:00Z. */
 export const MONDAY = Date.UTC(2024, 0, 1);
 
-/** mulberry32: a small, fast, seedable PRNG (https://gist.github.com/tommyettinger/46a874533244883189143505d203312c). */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The seeded generator of this data (testing/prng.ts). */
+export const rng = mulberry32;
 
 /** A standard normal draw (Box–Muller). */
 export function normal(r: () => number): number {
