@@ -2,7 +2,7 @@
 // breakdowns, top-N, phrases, and the tenant's own fields and values (schema.ts). A word no rule places is left
 // unplaced in the ledger, and the question is then refused with it (never guessed).
 import type { Clause, LogsIntent } from './logs-intent.js';
-import { isConnector, Negation, negationAt } from './negation.js';
+import { isConnector, Negation, negationAt, negationStep } from './negation.js';
 import { longestMatch, type LogSchema, type ValueRef } from './schema.js';
 import type { Ledger } from './tokenizer.js';
 import { LOG_WORDS, numberWord, PREPOSITIONS, SEVERITIES, stem, STOP_WORDS } from './vocabulary.js';
@@ -68,17 +68,8 @@ class LogsReader {
     const { l } = this;
     const t = l.free(i);
     if (!t) return undefined;
-    const negEnd = negationAt(l, i);
-    if (negEnd !== undefined) {
-      l.place(i, negEnd);
-      this.neg.negate();
-      return negEnd;
-    }
-    if (isConnector(l, i)) {
-      l.place(i, i + 1);
-      this.neg.connector();
-      return i + 1;
-    }
+    const steered = negationStep(l, i, this.neg);
+    if (steered !== undefined) return steered;
     if (t.kind === 'quoted') {
       this.add({ kind: 'phrase', text: t.text }, i, i + 1, `'${t.text}' is a phrase of the message`);
       return i + 1;

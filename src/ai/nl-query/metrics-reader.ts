@@ -2,7 +2,7 @@
 // rate by service"), linked to the tenant's own metric names and labels (schema.ts MetricSchema). The metric is
 // the one whose name parts match the question's metric words best, and among those the one that has the label
 // values the question names (so "cpu of checkout" picks the cpu metric that carries a checkout series).
-import { Negation, isConnector, negationAt } from './negation.js';
+import { isConnector, Negation, negationStep } from './negation.js';
 import { keysOf, longestMatch, type MetricSchema } from './schema.js';
 import type { Ledger } from './tokenizer.js';
 import { METRIC_WORDS, numberWord, PREPOSITIONS, stem, STOP_WORDS } from './vocabulary.js';
@@ -202,17 +202,8 @@ class MetricsReader {
   private step(i: number): number | undefined {
     const { l, intent } = this;
     const w = l.word(i) ?? '';
-    const negEnd = negationAt(l, i);
-    if (negEnd !== undefined) {
-      l.place(i, negEnd);
-      this.neg.negate();
-      return negEnd;
-    }
-    if (isConnector(l, i)) {
-      l.place(i, i + 1);
-      this.neg.connector();
-      return i + 1;
-    }
+    const steered = negationStep(l, i, this.neg);
+    if (steered !== undefined) return steered;
     const q = quantileAt(l, i);
     if (q) {
       intent.quantile = q.phi;

@@ -54,3 +54,22 @@ export class Negation {
     return this.state === 'pending';
   }
 }
+
+/**
+ * One reader step over the words that steer negation: a negation word opens the scope, a connector ("and", "or",
+ * a comma) carries it on. Returns the index after what it placed, or undefined when word i is neither.
+ */
+export function negationStep(l: Ledger, i: number, neg: Negation): number | undefined {
+  const negEnd = negationAt(l, i);
+  if (negEnd !== undefined) {
+    l.place(i, negEnd);
+    neg.negate();
+    return negEnd;
+  }
+  if (isConnector(l, i)) {
+    l.place(i, i + 1);
+    neg.connector();
+    return i + 1;
+  }
+  return undefined;
+}
