@@ -34,6 +34,7 @@ import { createNotifications } from './detectors/notify/notifications.js';
 import { DetectorEngine } from './detectors/engine/engine.js';
 import { KINDS, catalog } from './detectors/kinds/index.js';
 import { OpenAiClient } from './ai/llm/openai-client.js';
+import { joinCluster } from './cluster/cluster.js';
 
 const SESSION_ROWS_KEPT_MS = 30 * 86_400_000;
 /** How long a stopping service keeps draining the WAL into the store before it leaves the rest for replay. */
@@ -59,9 +60,12 @@ export function buildService(deps: ServiceDeps): Service {
   const { config, clock, control, telemetry, wal, log } = deps;
   const resolver = new KeyResolver(control, config.keyCacheTtlMs);
   const refusals = new RefusalCounter();
-  const metering = new Metering(control, clock, log);
+  // Split roles share limits through the control store (DESIGN §10); null in one process.
+  const cluster = joinCluster(config, control, clock, log);
+  const metering = new Metering(control, clock, log, cluster !== null);
   const admission = new Admission({
     clock, metering, platform: new PlatformLimiter(clock, config.platformRate), tenants: new TenantLimiters(clock),
+    ...(cluster ? { share: () => cluster.membership.share(), volume: cluster.volume } : {}),
   });
   const pipeline = new IngestPipeline({ resolver, clock, admission, sink: walSink(wal), refusals, log });
   const queryRate = new QueryRateLimiter(clock);
@@ -86,13 +90,14 @@ export function buildService(deps: ServiceDeps): Service {
   const ingestPlane = buildIngestPlane({
     pipeline, maxBodyBytes: config.maxBodyBytes, vercelDrainSecret: config.vercelDrainSecret, vercelVerifyToken: config.vercelVerifyToken,
   });
-  const liveTail = new LiveTailSessions();
+  const liveTail = new LiveTailSessions(cluster?.tailSlots);
   const appPlane = buildAppPlane({
     admin: { store: control, adminToken: deps.adminToken, clock, testClock: config.testClock, sweep, usage: metering, log },
     guard: {
       resolver, sessionAuth, clock, refusals, log,
-      checkQueryRate: (grant) => {
-        const verdict = queryRate.admit(grant.tenant.id, effectivePlan(grant.account).queryRatePerMin);
+      checkQueryRate: async (grant) => {
+        const perMin = effectivePlan(grant.account).queryRatePerMin;
+        const verdict = cluster ? await cluster.queryRate.admit(grant.tenant.id, perMin) : queryRate.admit(grant.tenant.id, perMin);
         if (!verdict.ok) throw errors.queryRate(verdict.retryAfter);
       },
     },
@@ -150,6 +155,7 @@ export function buildService(deps: ServiceDeps): Service {
   return {
     async listen() {
       await metering.start();
+      await cluster?.membership.start(); // the first heartbeat before the first request: N is right from the start
       const ingestUrl = await listenOn(ingestServer, config.ingestPort);
       const appUrl = await listenOn(appServer, config.appPort);
       await bootstrapFirstAccount(control, clock.now(), ingestUrl || appUrl, deps.print);
@@ -183,6 +189,7 @@ export function buildService(deps: ServiceDeps): Service {
       // not written stays in the WAL, durable, for the next start's replay.
       await wal.close({ drainForMs: SHUTDOWN_DRAIN_MS });
       await metering.stop();
+      await cluster?.membership.stop(); // leaving frees this process's share at once
       await telemetry.close();
       await control.close();
     },

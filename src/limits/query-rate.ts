@@ -9,7 +9,7 @@ export const QUERY_WINDOW_MS = 60_000;
 export type QueryRateDecision = { ok: true } | { ok: false; retryAfter: number };
 
 /** A limit of 0 never clears by waiting; tell the client to come back in a minute. */
-const ZERO_LIMIT_RETRY_SECONDS = 60;
+export const ZERO_LIMIT_RETRY_SECONDS = 60;
 
 /** The admitted timestamps of one tenant, oldest first, in a ring of at most `limit` slots. */
 class RequestLog {

@@ -130,9 +130,20 @@ function refilled(tokens: number, rate: number, elapsedMs: number): number {
 /** The platform-wide limiter (spec rule 6): no fits-inside-the-burst exemption. */
 export class PlatformLimiter {
   private readonly bucket: TokenBucket;
+  private shareOf = 1;
 
-  constructor(private readonly clock: Clock, rate = DEFAULT_PLATFORM_RATE) {
-    this.bucket = new TokenBucket('platform', rate, clock.now());
+  constructor(private readonly clock: Clock, private readonly fullRate = DEFAULT_PLATFORM_RATE) {
+    this.bucket = new TokenBucket('platform', fullRate, clock.now());
+  }
+
+  /**
+   * Split roles (DESIGN §10): with `n` live processes of this role each holds rate/n, capacity and floor scaled
+   * alike. A change keeps the tokens (clamped to the new bounds) and refills at the new rate from now on.
+   */
+  setShare(n: number): void {
+    if (n === this.shareOf) return;
+    this.shareOf = n;
+    this.bucket.setRate(this.fullRate / n, this.clock.now());
   }
 
   check(n: number): LimiterDecision {

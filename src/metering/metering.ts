@@ -44,10 +44,15 @@ export class Metering implements UsageReader {
   private turn: Promise<unknown> = Promise.resolve();
   private timer: NodeJS.Timeout | null = null;
 
+  /**
+   * `shared`: other processes count into the same store (split roles, DESIGN §10), so today's figures are read from
+   * the store after this process's own flush, not from memory, which holds only this process's share.
+   */
   constructor(
     private readonly store: ControlStore,
     private readonly clock: Clock,
     private readonly log: (msg: string) => void,
+    private readonly shared = false,
   ) {
     this.daily = new DailyUsage(clock);
   }
@@ -109,9 +114,8 @@ export class Metering implements UsageReader {
 
   async usageToday(account: Account): Promise<Record<string, unknown>> {
     const day = this.daily.today();
-    await this.ensureLoaded(account.id, day);
     const plan: Plan = effectivePlan(account);
-    const figures = dayFigures(plan, this.daily.bySignal(account.id, day));
+    const figures = dayFigures(plan, await this.bySignalToday(account.id, day));
     const o = overageFor(plan, 0);
     return {
       day,
@@ -127,7 +131,7 @@ export class Metering implements UsageReader {
 
   async usageHistory(account: Account, days: number): Promise<Record<string, unknown>> {
     const today = this.daily.today();
-    await this.ensureLoaded(account.id, today);
+    const todayBySignal = await this.bySignalToday(account.id, today);
     const todayMs = Date.parse(`${today}T00:00:00Z`);
     const list = Array.from({ length: days }, (_, i) => utcDay(todayMs - (days - 1 - i) * DAY_MS));
     const stored = await this.store.getCountersRange(account.id, list[0] ?? today, today);
@@ -139,9 +143,19 @@ export class Metering implements UsageReader {
       ceiling_bytes: finite(o.ceilingBytes),
       days: list.map((day) => ({
         day,
-        ...dayFigures(plan, day === today ? this.daily.bySignal(account.id, day) : bySignalOf(stored[day] ?? {})),
+        ...dayFigures(plan, day === today ? todayBySignal : bySignalOf(stored[day] ?? {})),
       })),
     };
+  }
+
+  /** Today's bytes per signal: this process's memory, or with `shared` the store's sum after our own flush. */
+  private async bySignalToday(accountId: string, day: string): Promise<Record<Signal, number>> {
+    if (this.shared) {
+      await this.flush();
+      return bySignalOf(await this.store.getCounters(accountId, day));
+    }
+    await this.ensureLoaded(accountId, day);
+    return this.daily.bySignal(accountId, day);
   }
 
   private exclusive<T>(fn: () => Promise<T>): Promise<T> {

@@ -11,8 +11,10 @@
 // DESIGN §7 "ends its sessions at once").
 //
 // Open streams are counted per account IN MEMORY, in this process (LiveTailSessions). A stream is a live HTTP
-// response of this process, so the count lives and dies with it: nothing to clean up after a crash. With several
-// processes behind a balancer, each one bounds its own streams (the bound is per process, not global).
+// response of this process, so the count lives and dies with it: nothing to clean up after a crash. With split roles
+// (DESIGN §10 "live-tail counts are shared through the control store") the ceiling is judged on a shared count
+// instead (SharedTailSlots, cluster/tail-slots.ts), where a crashed process's streams stop counting once its
+// heartbeats stop.
 import type { Router } from '../front-doors/router.js';
 import type { RequestContext } from '../front-doors/context.js';
 import type { KeyGrant } from '../stores/control/control-store.js';
@@ -33,21 +35,31 @@ const MAX_ROWS_PER_POLL = 10_000;
 /** How often a stream opened by a browser session checks that the session still lives. */
 const RECHECK_MS = 5000;
 
+/** Live-tail slots counted where every app process sees them; `take` throws the ceiling's 403 like acquire. */
+export interface SharedTailSlots {
+  take(accountId: string, plan: EffectivePlan): Promise<() => void>;
+}
+
 /** Open live-tail streams per account, in this process; `closeAll` ends every one (service stop). */
 export class LiveTailSessions {
   private readonly open = new Map<string, number>();
   private readonly stoppers = new Set<() => void>();
 
+  /** `shared`: the ceiling is judged on the count of every process (split roles); absent → this process's count. */
+  constructor(private readonly shared?: SharedTailSlots) {}
+
   /** Takes a slot or throws 403 `Live-tail session limit reached (<n>)`; the release runs once. */
-  acquire(accountId: string, plan: EffectivePlan): () => void {
+  async acquire(accountId: string, plan: EffectivePlan): Promise<() => void> {
+    const giveBack = this.shared ? await this.shared.take(accountId, plan) : null;
     const n = this.count(accountId);
     // Check and take with no await between them: concurrent opens cannot overrun the ceiling.
-    checkCeiling(plan, 'liveTail', n);
+    if (!giveBack) checkCeiling(plan, 'liveTail', n);
     this.open.set(accountId, n + 1);
     let released = false;
     return () => {
       if (released) return;
       released = true;
+      giveBack?.();
       const left = this.count(accountId) - 1;
       if (left > 0) this.open.set(accountId, left);
       else this.open.delete(accountId);
@@ -80,7 +92,7 @@ export interface TailApiDeps extends TenantGuardDeps {
 export function registerTailRoutes(router: Router, deps: TailApiDeps): void {
   router.on('GET', '/api/v1/tenants/:tenant/select/logsql/tail', guarded(deps, 'read', true, async (ctx, grant) => {
     const query = compileTail(ctx.query.get('query') ?? '*', deps.clock.now());
-    const release = deps.sessions.acquire(grant.account.id, deps.planOf(grant));
+    const release = await deps.sessions.acquire(grant.account.id, deps.planOf(grant));
     try {
       await stream(ctx, grant.tenant.id, query, deps, grant.session?.recheck);
     } finally {

@@ -19,8 +19,11 @@ export interface TenantGuardDeps {
   sessionAuth: SessionAuthority;
   clock: Clock;
   refusals: RefusalCounter;
-  /** Throws a 429 when the tenant's query rate is spent; runs for every tenant API request. */
-  checkQueryRate: (grant: KeyGrant) => void;
+  /**
+   * Rejects with a 429 when the tenant's query rate is spent; runs for every tenant API request. A promise, since with
+   * split roles the window is shared through the control store (DESIGN §10).
+   */
+  checkQueryRate: (grant: KeyGrant) => Promise<void>;
   log: (msg: string) => void;
 }
 
@@ -52,7 +55,7 @@ export function guarded(deps: TenantGuardDeps, scope: Scope | 'any', tenantInPat
         ? await deps.sessionAuth.grant(session, ctx.method, headers, { scope, ...inPath, contentWrite: options.contentWrite ?? false })
         : await authorize(extractAppCredential(headers, ctx.query), deps.resolver, 'fresh', { scope, ...inPath }, deps.clock.now());
       tenantId = grant.tenant.id;
-      deps.checkQueryRate(grant);
+      await deps.checkQueryRate(grant);
       await fn(ctx, grant);
     } catch (e) {
       const err = asServiceError(e, deps.log);

@@ -11,7 +11,11 @@ export type ProcessRole = (typeof PROCESS_ROLES)[number];
 /** Live processes per role, as the heartbeat table says now. */
 export type LiveProcesses = Readonly<Record<ProcessRole, number>>;
 
-export type ByteReservation = { ok: true } | { ok: false; usedBytes: number };
+/** `totalBytes`: the day's total after the reservation when it passed, before the request when it was refused. */
+export interface ByteReservation {
+  ok: boolean;
+  totalBytes: number;
+}
 
 export type QueryAdmission = { ok: true } | { ok: false; oldestMs: number };
 
@@ -34,7 +38,7 @@ export interface ClusterStore {
   dailyBytes(accountId: string, day: string): Promise<number>;
   /**
    * Adds `bytes` to the day's total only if the total stays within `capBytes`, in one statement: two processes
-   * cannot both pass the check. Refused → the total before this request.
+   * cannot both pass the check.
    */
   reserveDailyBytes(accountId: string, day: string, bytes: number, capBytes: number): Promise<ByteReservation>;
   /** A reserved request failed before its 200: its bytes come off the total. */

@@ -54,12 +54,13 @@ export function clusterContract(name: string, open: () => Promise<OpenedControlS
       const results = await Promise.all(Array.from({ length: 40 }, () => s().reserveDailyBytes(acct, day, 100, 2550)));
       assert.equal(results.filter((r) => r.ok).length, 25);
       assert.equal(await s().dailyBytes(acct, day), 2500);
-      assert.deepEqual(results.find((r) => !r.ok), { ok: false, usedBytes: 2500 });
-      assert.deepEqual(await s().reserveDailyBytes(acct, day, 51, 2550), { ok: false, usedBytes: 2500 });
-      assert.deepEqual(await s().reserveDailyBytes(acct, day, 50, 2550), { ok: true });
+      assert.deepEqual(results.find((r) => !r.ok), { ok: false, totalBytes: 2500 });
+      assert.deepEqual(results.filter((r) => r.ok).map((r) => r.totalBytes).sort((x, y) => x - y), Array.from({ length: 25 }, (_, i) => 100 * (i + 1)));
+      assert.deepEqual(await s().reserveDailyBytes(acct, day, 51, 2550), { ok: false, totalBytes: 2500 });
+      assert.deepEqual(await s().reserveDailyBytes(acct, day, 50, 2550), { ok: true, totalBytes: 2550 });
       await s().releaseDailyBytes(acct, day, 50);
       assert.equal(await s().dailyBytes(acct, day), 2500);
-      assert.deepEqual(await s().reserveDailyBytes(acct, day, 10 ** 9, Infinity), { ok: true }, 'no cap, no check');
+      assert.deepEqual(await s().reserveDailyBytes(acct, day, 10 ** 9, Infinity), { ok: true, totalBytes: 10 ** 9 + 2500 }, 'no cap, no check');
       assert.equal(await s().dailyBytes(acct, '2026-03-02'), 0, 'another day starts at zero');
     });
 
@@ -71,7 +72,7 @@ export function clusterContract(name: string, open: () => Promise<OpenedControlS
         { accountId: a.id, day, name: 'bytes:metrics', delta: 300 },
         { accountId: a.id, day, name: 'ai:total', delta: 9 },
       ]);
-      assert.deepEqual(await s().reserveDailyBytes(a.id, day, 1, 1000), { ok: false, usedBytes: 1000 });
+      assert.deepEqual(await s().reserveDailyBytes(a.id, day, 1, 1000), { ok: false, totalBytes: 1000 });
       assert.equal(await s().dailyBytes(a.id, day), 1000);
     });
 

@@ -77,12 +77,14 @@ export abstract class SqlCluster extends SqlPlaybooks implements ClusterStore {
         RETURNING used`,
       [accountId, day, bytes, cap],
     );
-    if ((await reserve()).length > 0) return { ok: true };
+    const first = (await reserve())[0];
+    if (first) return { ok: true, totalBytes: num(first.used) };
     // Refused, or the day's row did not exist yet: read (and seed) it; only a total that leaves room tries again.
     const used = await this.dailyBytes(accountId, day);
-    if (cap !== null && used + bytes > cap) return { ok: false, usedBytes: used };
-    if ((await reserve()).length > 0) return { ok: true };
-    return { ok: false, usedBytes: await this.dailyBytes(accountId, day) };
+    if (cap !== null && used + bytes > cap) return { ok: false, totalBytes: used };
+    const second = (await reserve())[0];
+    if (second) return { ok: true, totalBytes: num(second.used) };
+    return { ok: false, totalBytes: await this.dailyBytes(accountId, day) };
   }
 
   async releaseDailyBytes(accountId: string, day: string, bytes: number): Promise<void> {
