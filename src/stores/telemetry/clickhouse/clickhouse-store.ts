@@ -1,0 +1,186 @@
+// The scale-out telemetry store: ClickHouse through @clickhouse/client, a server over HTTP or the engine in-process
+// (DESIGN §10, issue 11). Tables and migrations: schema.ts (+ logs-schema.ts); exactly-once writes: exactly-once.ts;
+// retention: retention.ts; the reads: spans.ts, replay.ts, series-source.ts and logs-reads.ts (the LogsQL compiler's
+// ClickHouse dialect). This file only composes them behind the TelemetryStore interface.
+import type { TenantBatch } from '../../../model/batch.js';
+import type { LogsqlQuery } from '../../../model/logsql-ast.js';
+import type { ReplayChunk } from '../../../model/replay.js';
+import type { SeriesSource } from '../../../model/series-source.js';
+import type { Span } from '../../../model/span.js';
+import type {
+  Facet, FacetsOptions, HitsSeries, LogRow, OldestDataQuery, ReplaySession, SpanDurationGroup, SpanFilter, TelemetryStore,
+  TimeRange, TraceFilter, TraceSampleFilter, TraceSummary, ValueCounts, ValueCountsRequest, ValueHits,
+} from '../telemetry-store.js';
+import type { ChExecutor } from './executor.js';
+import { WalCheckpoint, type TableRows } from './exactly-once.js';
+import { migrate } from './migrate.js';
+import { deleteOlderThan, type RetentionTarget } from './retention.js';
+import { getReplay, listReplays, replayRows } from './replay.js';
+import { STORE_MIGRATIONS } from './schema.js';
+import { ClickhouseSeriesSource, metricRows } from './series-source.js';
+import { findTraces, getTrace, oldestSpanNs, sampleTraces, spanDurations, spanRows } from './spans.js';
+import { nsToMs, num } from './values.js';
+
+export interface ClickhouseStoreOptions {
+  exec: ChExecutor;
+  /** Names this process's WAL among the writers sharing the database (exactly-once.ts). */
+  writerId: string;
+  /** Releases the connection (the store does not own a shared engine: the opener decides). */
+  release: () => Promise<void>;
+}
+
+/** The ClickHouse store, plus its executor for tests and tools (peek at stored rows; never used to write). */
+export interface ClickhouseTelemetryStore extends TelemetryStore {
+  readonly exec: ChExecutor;
+}
+
+const RETENTION: readonly RetentionTarget[] = [
+  { table: 'spans', column: 'start_ns', unit: 'ns', counted: true },
+  { table: 'replay_chunks', column: 'end_ns', unit: 'ns', counted: true },
+  { table: 'samples', column: 'ts', unit: 'ms', counted: true },
+  { table: 'trace_bounds', column: 'last_ns', unit: 'ns', counted: false },
+];
+
+/** Runs the migrations and opens the store. */
+export async function openClickhouseStore(opts: ClickhouseStoreOptions): Promise<ClickhouseTelemetryStore> {
+  await migrate(opts.exec, STORE_MIGRATIONS);
+  return new ClickhouseStore(opts);
+}
+
+function rowsOf(batches: readonly TenantBatch[]): TableRows[] {
+  if (batches.some((b) => b.batch.logs.length > 0)) throw new Error('clickhouse-store: logs are not yet stored on ClickHouse (logs-schema.ts)');
+  const metrics = metricRows(batches);
+  return [
+    { table: 'spans', rows: spanRows(batches) },
+    { table: 'replay_chunks', rows: replayRows(batches) },
+    { table: 'series', rows: metrics.series },
+    { table: 'samples', rows: metrics.samples },
+    { table: 'metric_metadata', rows: metrics.metadata },
+  ].filter((t) => t.rows.length > 0);
+}
+
+function notYet(what: string): Promise<never> {
+  return Promise.reject(new Error(`clickhouse-store: ${what} is not yet available on ClickHouse (the LogsQL compiler's ClickHouse dialect, issue 11 item 2)`));
+}
+
+class ClickhouseStore implements ClickhouseTelemetryStore {
+  readonly exec: ChExecutor;
+  readonly metrics: SeriesSource;
+  private readonly checkpoint: WalCheckpoint;
+  private closed = false;
+  private writing: Promise<void> = Promise.resolve();
+
+  constructor(private readonly opts: ClickhouseStoreOptions) {
+    const exec = opts.exec;
+    // Every call refuses once closed, as the DuckDB store does.
+    this.exec = {
+      query: (sql, params) => this.open(() => exec.query(sql, params)),
+      command: (sql, params) => this.open(() => exec.command(sql, params)),
+      insert: (table, rows, o) => this.open(() => exec.insert(table, rows, o)),
+    };
+    this.metrics = new ClickhouseSeriesSource(this.exec);
+    this.checkpoint = new WalCheckpoint(this.exec, opts.writerId, rowsOf);
+  }
+
+  write(batches: TenantBatch[], walPosition: bigint): Promise<void> {
+    // One write at a time: the checkpoint's intent/done protocol assumes it (the drain never overlaps writes).
+    const p = this.writing.then(() => this.checkpoint.write(batches, walPosition));
+    this.writing = p.catch(() => undefined);
+    return p;
+  }
+
+  walPosition(): Promise<bigint> {
+    return this.checkpoint.position();
+  }
+
+  searchLogs(_tenantId: string, _query: LogsqlQuery, _range: TimeRange, _limit: number): Promise<LogRow[]> {
+    return notYet('searchLogs');
+  }
+
+  logHits(_tenantId: string, _query: LogsqlQuery, _range: TimeRange, _stepNs: bigint): Promise<HitsSeries[]> {
+    return notYet('logHits');
+  }
+
+  logFieldNames(_tenantId: string, _query: LogsqlQuery, _range: TimeRange): Promise<ValueHits[]> {
+    return notYet('logFieldNames');
+  }
+
+  logFieldValues(_tenantId: string, _query: LogsqlQuery, _range: TimeRange, _field: string, _limit: number): Promise<ValueHits[]> {
+    return notYet('logFieldValues');
+  }
+
+  logFacets(_tenantId: string, _query: LogsqlQuery, _range: TimeRange, _opts: FacetsOptions): Promise<Facet[]> {
+    return notYet('logFacets');
+  }
+
+  logStreamFieldNames(_tenantId: string, _query: LogsqlQuery, _range: TimeRange): Promise<ValueHits[]> {
+    return notYet('logStreamFieldNames');
+  }
+
+  logStreamFieldValues(_tenantId: string, _query: LogsqlQuery, _range: TimeRange, _field: string, _limit: number): Promise<ValueHits[]> {
+    return notYet('logStreamFieldValues');
+  }
+
+  logValueCounts(_tenantId: string, _query: LogsqlQuery, _req: ValueCountsRequest): Promise<ValueCounts> {
+    return notYet('logValueCounts');
+  }
+
+  getTrace(tenantId: string, traceId: string): Promise<Span[]> {
+    return getTrace(this.exec, tenantId, traceId);
+  }
+
+  findTraces(tenantId: string, filter: TraceFilter): Promise<TraceSummary[]> {
+    return findTraces(this.exec, tenantId, filter);
+  }
+
+  listReplays(tenantId: string, range: TimeRange, limit: number): Promise<ReplaySession[]> {
+    return listReplays(this.exec, tenantId, range, limit);
+  }
+
+  getReplay(tenantId: string, sessionId: string): Promise<ReplayChunk[]> {
+    return getReplay(this.exec, tenantId, sessionId);
+  }
+
+  spanDurations(tenantId: string, range: TimeRange, filter: SpanFilter, limit: number): Promise<SpanDurationGroup[]> {
+    return spanDurations(this.exec, tenantId, range, filter, limit);
+  }
+
+  sampleTraces(tenantId: string, range: TimeRange, filter: TraceSampleFilter, limit: number): Promise<Span[]> {
+    return sampleTraces(this.exec, tenantId, range, filter, limit);
+  }
+
+  async oldestData(tenantId: string, what: OldestDataQuery): Promise<number | null> {
+    switch (what.signal) {
+      case 'logs':
+      case 'rum':
+        return notYet(`oldestData of ${what.signal}`);
+      case 'traces':
+        return nsToMs(await oldestSpanNs(this.exec, tenantId));
+      case 'metrics': {
+        // By metric name only, as the DuckDB store: the name is the selective part of a selector.
+        const names = what.names ?? [];
+        const rows = await this.exec.query(
+          `SELECT minOrNull(ts) AS t FROM samples WHERE tenant_id = {tenant:String}${names.length > 0 ? ' AND metric IN {names:Array(String)}' : ''}`,
+          { tenant: tenantId, names });
+        const t = rows[0]?.t;
+        return t === null || t === undefined ? null : num(t);
+      }
+    }
+  }
+
+  deleteOlderThan(tenantId: string, beforeNs: bigint): Promise<number> {
+    return deleteOlderThan(this.exec, RETENTION, tenantId, beforeNs);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    await this.writing;
+    this.closed = true;
+    await this.opts.release();
+  }
+
+  private open<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.closed) return Promise.reject(new Error('clickhouse-store: closed'));
+    return fn();
+  }
+}
