@@ -6,6 +6,7 @@ import { loadConfig, ConfigError, type Config } from './config.js';
 import { ServiceClock } from './clock.js';
 import { openControlStore } from './stores/control/open-control-store.js';
 import { openDuckdbWorkerStore } from './stores/telemetry/duckdb/worker-store.js';
+import { openClickhouseTarget } from './stores/telemetry/clickhouse/connect.js';
 import { openWal } from './ingest/wal.js';
 import { buildService, type Service } from './service.js';
 import { ensureAdminToken } from './bootstrap.js';
@@ -22,8 +23,10 @@ async function serve(config: Config): Promise<void> {
   const adminToken = await ensureAdminToken(config.dataDir, config.adminToken, print);
   const clock = new ServiceClock();
   const control = await openControlStore({ url: config.controlDb, dataDir: config.dataDir, clock });
-  if (config.telemetryDb !== undefined) throw new ConfigError('--telemetry-db / SIGHTLINE_TELEMETRY_DB', 'the ClickHouse backend is not built yet; leave it unset for DuckDB');
-  const telemetry = await openDuckdbWorkerStore(join(config.dataDir, 'telemetry.duckdb'));
+  // DESIGN §10: unset → DuckDB in the data dir; http(s):// → a ClickHouse server; chdb:<dir> → ClickHouse in-process.
+  const telemetry = config.telemetryDb === undefined
+    ? await openDuckdbWorkerStore(join(config.dataDir, 'telemetry.duckdb'))
+    : await openClickhouseTarget(config.telemetryDb, config.dataDir);
   const wal = await openWal({ dir: join(config.dataDir, 'wal'), store: telemetry, maxBytes: config.walMaxBytes, onError: (e) => log(`wal: ${String(e)}`) });
   const service: Service = buildService({ config, adminToken, clock, control, telemetry, wal, print, log });
   await service.listen();

@@ -21,7 +21,10 @@ export interface Config {
   readonly testClock: boolean;
   /** postgres://… → PostgreSQL; undefined → PGlite under <data>/control. */
   readonly controlDb: string | undefined;
-  /** http://… → ClickHouse; undefined → DuckDB at <data>/telemetry.duckdb. */
+  /**
+   * DESIGN §10: http(s)://[user:password@]host:port[/db] → a ClickHouse server; chdb:<dir> → the ClickHouse engine
+   * in-process (a relative dir is inside the data dir); undefined → DuckDB at <data>/telemetry.duckdb.
+   */
   readonly telemetryDb: string | undefined;
   /** Split roles (DESIGN §1): where the other plane lives. */
   readonly appUpstream: string | undefined;
@@ -152,7 +155,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
     platformRate: int(S.platformRate, 50_000, 1, 100_000_000),
     testClock: bool(S.testClock),
     controlDb: url(S.controlDb, ['postgres:', 'postgresql:']),
-    telemetryDb: url(S.telemetryDb, ['http:', 'https:']),
+    telemetryDb: telemetryDb(url(S.telemetryDb, ['http:', 'https:', 'chdb:']), name(S.telemetryDb)),
     appUpstream: url(S.appUpstream, ['http:', 'https:']),
     ingestUpstream: url(S.ingestUpstream, ['http:', 'https:']),
     vercelDrainSecret: raw(S.vercelSecret),
@@ -182,6 +185,14 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
     throw new ConfigError(name(S.ingestUpstream), 'required with --role app');
   }
   return Object.freeze(config);
+}
+
+/** A chdb: setting must name its directory (DESIGN §10 `chdb:<dir>`). */
+function telemetryDb(v: string | undefined, setting: string): string | undefined {
+  if (v !== undefined && v.startsWith('chdb:') && v.slice('chdb:'.length).trim() === '') {
+    throw new ConfigError(setting, 'chdb: needs a directory, e.g. chdb:clickhouse');
+  }
+  return v;
 }
 
 function parseFlags(argv: readonly string[]): Map<string, string> {
