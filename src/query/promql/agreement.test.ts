@@ -1,5 +1,5 @@
 // Agreement with Prometheus itself: the same samples go to Debian's prometheus (2.42, remote write) and to
-// our SeriesSources (memory and DuckDB); every expression of the fixture table is asked as instant queries
+// our SeriesSources (memory, DuckDB, and ClickHouse in-process through chdb, written as the WAL's drain writes it); every expression of the fixture table is asked as instant queries
 // at edge times (staleness, the lookback boundary, after the data) and as range queries through both HTTP
 // APIs' shapes; the answers must be equal up to float tolerance.
 import assert from 'node:assert/strict';
@@ -8,6 +8,8 @@ import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import type { MetricSample } from '../../model/metric.js';
 import { staleMarker } from '../../model/metric.js';
 import { DuckdbSeriesSource, insertSamples, METRIC_TABLES_SQL } from '../../stores/telemetry/duckdb/samples-sql.js';
+import { startTestEngine, type TestEngine } from '../../stores/telemetry/clickhouse/test-engine.js';
+import type { TelemetryStore } from '../../stores/telemetry/telemetry-store.js';
 import {
   agreementExpressions, agreementSeries, agreementTimes, ORDERED, type AgreementTimes,
 } from '../../../test/fixtures/promql/agreement-data.js';
@@ -107,6 +109,8 @@ describe('agreement with Prometheus 2.42 on the same samples', {
   let server: PrometheusServer | undefined;
   let db: DuckDBInstance | undefined;
   let conn: DuckDBConnection | undefined;
+  let chEngine: TestEngine | undefined;
+  let chStore: TelemetryStore | undefined;
   const sources: [string, SeriesSource][] = [];
   const t0 = Math.floor((Date.now() - 58 * 60_000) / 60_000) * 60_000;
   const times = agreementTimes(t0);
@@ -124,11 +128,17 @@ describe('agreement with Prometheus 2.42 on the same samples', {
     for (const sql of METRIC_TABLES_SQL) await exec.all(sql, []);
     await insertSamples(exec, TENANT, toSamples(series));
     sources.push(['memory', memory], ['duckdb', new DuckdbSeriesSource(exec)]);
+    chEngine = await startTestEngine();
+    chStore = await chEngine.open('agreement');
+    await chStore.write([{ tenantId: TENANT, format: 'remote_write', batch: { logs: [], spans: [], samples: toSamples(series) } }], 1n);
+    sources.push(['clickhouse', chStore.metrics]);
   });
 
   after(async () => {
     conn?.closeSync();
     db?.closeSync();
+    await chStore?.close();
+    await chEngine?.close();
     await server?.stop();
   });
 
