@@ -3,11 +3,9 @@
 // the `min_history` eligibility check. Parameters only, as everywhere in this store.
 import type { LogsqlQuery } from '../../../model/logsql-ast.js';
 import type { OldestDataQuery, SpanDurationGroup, SpanFilter, TimeRange } from '../telemetry-store.js';
-import { logsBaseSql, SqlParams } from './logsql-filter-sql.js';
-import type { SqlExecutor, SqlParam } from './logsql-sql.js';
-
-/** Browser RUM arrives as OTLP from a browser SDK (ingest/formats/otlp-logs.ts: `telemetry.sdk.language` webjs). */
-const RUM_FILTER = { kind: 'exact', field: 'telemetry.sdk.language', value: 'webjs' } as const;
+import type { SqlExecutor, SqlParam } from '../sql/dialect.js';
+import { oldestLogNs } from '../sql/oldest-logs.js';
+import { onDuckdb } from './duckdb-dialect.js';
 
 /**
  * Spans starting in the range, grouped by (service, name): how many, how many with status ERROR (OTLP status code
@@ -51,10 +49,7 @@ export async function oldestData(exec: SqlExecutor, tenantId: string, what: Olde
     case 'logs':
     case 'rum': {
       const base: LogsqlQuery['filter'] = what.query?.filter ?? { kind: 'all' };
-      const filter = what.signal === 'rum' ? { kind: 'and' as const, filters: [base, RUM_FILTER] } : base;
-      const p = new SqlParams(tenantId);
-      const sql = `SELECT min(time_ns) AS t FROM (${logsBaseSql(filter, {}, p)}) AS l`;
-      return nsToMs((await exec.all(...p.finish(sql)))[0]?.t);
+      return nsToMs(await oldestLogNs(onDuckdb(exec), tenantId, base, what.signal === 'rum'));
     }
     case 'traces': {
       const rows = await exec.all('SELECT min(start_ns) AS t FROM spans WHERE tenant_id = $1', [tenantId]);

@@ -11,14 +11,16 @@ import type {
   Facet, FacetsOptions, HitsSeries, LogRow, OldestDataQuery, ReplaySession, SpanDurationGroup, SpanFilter, TelemetryStore,
   TimeRange, TraceFilter, TraceSampleFilter, TraceSummary, ValueCounts, ValueCountsRequest, ValueHits,
 } from '../telemetry-store.js';
-import { logFieldNames, logFieldValues, logHits, searchLogs, type SqlExecutor, type SqlParam } from './logsql-sql.js';
-import { logFacets, logStreamFieldNames, logStreamFieldValues } from './logsql-facets-sql.js';
+import type { SqlDb, SqlExecutor, SqlParam } from '../sql/dialect.js';
+import { logFieldNames, logFieldValues, logHits, searchLogs } from '../sql/logsql-reads.js';
+import { logFacets, logStreamFieldNames, logStreamFieldValues } from '../sql/logsql-facets.js';
+import { logValueCounts } from '../sql/value-counts.js';
+import { onDuckdb } from './duckdb-dialect.js';
 import { LOGS_TABLE_SQL, REPLAY_TABLE_SQL, SPANS_TABLE_SQL, WAL_STATE_TABLE_SQL } from './schema.js';
 import { appendReplay, listReplaySessions, replayChunks } from './replay-store.js';
 import { appendMetrics } from './metrics-store.js';
 import { oldestData, spanDurations } from './detector-reads-sql.js';
 import { sampleTracesSql } from './trace-sample-sql.js';
-import { logValueCounts } from './value-counts-sql.js';
 import { withAppender } from './appender.js';
 import { DuckdbSeriesSource, METRIC_TABLES_SQL } from './samples-sql.js';
 import type { SeriesSource } from '../../../model/series-source.js';
@@ -91,6 +93,7 @@ class Lane {
 class DuckdbStore implements DuckdbTelemetryStore {
   private closed = false;
   readonly reader: SqlExecutor = { all: (sql, params) => this.read(sql, params) };
+  private readonly logsDb: SqlDb = onDuckdb(this.reader);
   readonly metrics: SeriesSource = new DuckdbSeriesSource(this.reader);
 
   constructor(private readonly instance: DuckDBInstance, private readonly writer: Lane, private readonly readers: Lane[]) {}
@@ -127,36 +130,37 @@ class DuckdbStore implements DuckdbTelemetryStore {
     return this.writer.run(positionOn);
   }
 
-  // The log reads (logsql-sql.ts) run on the read connections through `reader`, which refuses once closed.
+  // The log reads (the LogsQL compiler of ../sql/, in DuckDB's dialect) run on the read connections through `reader`,
+  // which refuses once closed.
   searchLogs(tenantId: string, query: LogsqlQuery, range: TimeRange, limit: number): Promise<LogRow[]> {
-    return searchLogs(this.reader, tenantId, query, range, limit);
+    return searchLogs(this.logsDb, tenantId, query, range, limit);
   }
 
   logHits(tenantId: string, query: LogsqlQuery, range: TimeRange, stepNs: bigint): Promise<HitsSeries[]> {
-    return logHits(this.reader, tenantId, query, range, stepNs);
+    return logHits(this.logsDb, tenantId, query, range, stepNs);
   }
 
   logFieldNames(tenantId: string, query: LogsqlQuery, range: TimeRange): Promise<ValueHits[]> {
-    return logFieldNames(this.reader, tenantId, query, range);
+    return logFieldNames(this.logsDb, tenantId, query, range);
   }
 
   logFieldValues(tenantId: string, query: LogsqlQuery, range: TimeRange, field: string, limit: number): Promise<ValueHits[]> {
-    return logFieldValues(this.reader, tenantId, query, range, field, limit);
+    return logFieldValues(this.logsDb, tenantId, query, range, field, limit);
   }
 
   logFacets(tenantId: string, query: LogsqlQuery, range: TimeRange, opts: FacetsOptions): Promise<Facet[]> {
-    return logFacets(this.reader, tenantId, query, range, opts);
+    return logFacets(this.logsDb, tenantId, query, range, opts);
   }
   logValueCounts(tenantId: string, query: LogsqlQuery, req: ValueCountsRequest): Promise<ValueCounts> {
-    return logValueCounts(this.reader, tenantId, query, req);
+    return logValueCounts(this.logsDb, tenantId, query, req);
   }
 
   logStreamFieldNames(tenantId: string, query: LogsqlQuery, range: TimeRange): Promise<ValueHits[]> {
-    return logStreamFieldNames(this.reader, tenantId, query, range);
+    return logStreamFieldNames(this.logsDb, tenantId, query, range);
   }
 
   logStreamFieldValues(tenantId: string, query: LogsqlQuery, range: TimeRange, field: string, limit: number): Promise<ValueHits[]> {
-    return logStreamFieldValues(this.reader, tenantId, query, range, field, limit);
+    return logStreamFieldValues(this.logsDb, tenantId, query, range, field, limit);
   }
 
   async getTrace(tenantId: string, traceId: string): Promise<Span[]> {

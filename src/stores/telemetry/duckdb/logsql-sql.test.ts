@@ -1,5 +1,5 @@
-// LogsQL over a real in-memory DuckDB: every filter and pipe against fixture rows of two tenants, and tenant
-// isolation — adversarial and random queries run as tenant A give exactly what they give on a database that
+// LogsQL (the compiler of ../sql/, in DuckDB's dialect) over a real in-memory DuckDB: every filter and pipe against
+// fixture rows of two tenants, and tenant isolation — adversarial and random queries run as tenant A give exactly what they give on a database that
 // holds A's rows only, never a trace of B's, and the SQL text never carries a user value.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -9,9 +9,11 @@ import { createHash } from 'node:crypto';
 import { parseLogsql } from '../../../query/logsql/parser.js';
 import type { TimeRange } from '../telemetry-store.js';
 import { LOGS_TABLE_SQL } from './schema.js';
-import { logFieldNames, logFieldValues, logHits, searchLogs, type SqlExecutor, type SqlParam } from './logsql-sql.js';
+import type { SqlDb, SqlParam } from '../sql/dialect.js';
+import { logFieldNames, logFieldValues, logHits, searchLogs } from '../sql/logsql-reads.js';
+import { onDuckdb } from './duckdb-dialect.js';
 import { adversarialQueries, queryArbitrary, MARKER } from './logsql-sql.fixtures.js';
-import { streamLabels } from './logsql-facets-sql.js';
+import { streamLabels } from '../sql/logsql-facets.js';
 
 const T0 = 1_714_564_800_000_000_000n; // 2024-05-01T12:00:00Z
 const SEC = 1_000_000_000n;
@@ -52,7 +54,7 @@ const B_ROWS: Fixture[] = [
   { tenant: 'B', timeNs: T0 + 2n * DAY, service: MARKER, severity: 'ERROR', msg: `connection RESET ${MARKER}`, fields: { b: MARKER } },
 ];
 
-interface Db { exec: SqlExecutor; statements: [string, SqlParam[]][]; close(): void }
+interface Db { exec: SqlDb; statements: [string, SqlParam[]][]; close(): void }
 
 async function openDb(rows: Fixture[]): Promise<Db> {
   const instance = await DuckDBInstance.create(':memory:');
@@ -64,12 +66,12 @@ async function openDb(rows: Fixture[]): Promise<Db> {
       JSON.stringify(r.fields)]);
   }
   const statements: [string, SqlParam[]][] = [];
-  const exec: SqlExecutor = {
+  const exec = onDuckdb({
     all: async (sql, params) => {
       statements.push([sql, params]);
       return (await c.runAndReadAll(sql, params)).getRowObjects();
     },
-  };
+  });
   return { exec, statements, close: () => { c.closeSync(); instance.closeSync(); } };
 }
 

@@ -4,7 +4,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import type { TenantBatch } from '../../../model/batch.js';
 import type { ReplayChunk } from '../../../model/replay.js';
 import type { ReplaySession, TimeRange } from '../telemetry-store.js';
-import type { SqlExecutor, SqlParam } from './logsql-sql.js';
+import type { SqlExecutor, SqlParam } from '../sql/dialect.js';
 import { withAppender } from './appender.js';
 
 export async function appendReplay(c: DuckDBConnection, batches: TenantBatch[]): Promise<void> {

@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { staleMarker } from '../../../model/metric.js';
 import { seriesSourceContract } from '../../../query/promql/series-source.contract.js';
-import type { SqlExecutor, SqlParam } from './logsql-sql.js';
+import type { SqlExecutor, SqlParam } from '../sql/dialect.js';
 import {
   DuckdbSeriesSource, insertMetadata, insertSamples, METRIC_TABLES_SQL, SAMPLE_COLUMNS, sampleRows, seriesId, SERIES_COLUMNS,
 } from './samples-sql.js';

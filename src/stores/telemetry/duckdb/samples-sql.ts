@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { isStaleMarker, type MetricMetadata, type MetricSample } from '../../../model/metric.js';
 import type { LabelMatcher, SeriesSource, StoredSeries } from '../../../model/series-source.js';
-import type { SqlExecutor, SqlParam } from './logsql-sql.js';
+import type { SqlExecutor, SqlParam } from '../sql/dialect.js';
 
 export const SERIES_TABLE_SQL = `
 CREATE TABLE IF NOT EXISTS metric_series (

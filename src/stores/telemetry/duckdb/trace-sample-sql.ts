@@ -3,7 +3,7 @@
 // or "traces without one" among many must not cost one getTrace per candidate. One statement: choose the traces,
 // then return all their spans. Parameters only, as everywhere in this store.
 import type { TimeRange, TraceSampleFilter } from '../telemetry-store.js';
-import type { SqlParam } from './logsql-sql.js';
+import type { SqlParam } from '../sql/dialect.js';
 
 /**
  * SQL and parameters for the spans of at most `limit` traces that have a span starting in the range and pass the

@@ -14,7 +14,7 @@ import type {
 } from '../telemetry-store.js';
 import type { CallMessage, ReplyMessage } from './worker-host.js';
 import type { DuckdbTelemetryStore } from './duckdb-store.js';
-import type { SqlExecutor } from './logsql-sql.js';
+import type { SqlExecutor } from '../sql/dialect.js';
 
 export async function openDuckdbWorkerStore(path: string): Promise<DuckdbTelemetryStore> {
   const worker = new Worker(new URL('./worker-host.js', import.meta.url), { workerData: { path } });

@@ -1,9 +1,11 @@
-// LogsQL pipes → nested DuckDB SELECTs over the filtered logs (logsql-filter-sql.ts). Each pipe turns one
+// LogsQL pipes → nested SELECTs over the filtered logs (logsql-filter.ts), in any dialect (dialect.ts, issue 11 item 2). Each pipe turns one
 // relation into the next, as VictoriaLogs runs them in order: `| limit 5 | sort by (x)` sorts the 5 newest.
 // Stats results get generated column names (c0, c1, …): user-chosen names never enter the SQL text.
 import type { Pipe, StatsFunc, StatsGroup } from '../../../model/logsql-ast.js';
+import type { SqlDialect } from './dialect.js';
 import { canonicalField } from '../../../model/logsql-ast.js';
-import { bucketSql, EMPTY_FIELD, logsField, rfc3339Sql, type FieldSql, type SqlParams } from './logsql-filter-sql.js';
+import { bucketSql, EMPTY_FIELD, logsField, rfc3339Sql, type FieldSql } from './logsql-filter.js';
+import type { SqlParams } from './params.js';
 
 export interface StatsColumn {
   /** The LogsQL name (a `by` field or a function's result name). */
@@ -24,7 +26,7 @@ export interface LogsRelation {
   hidden: Set<string>;
 }
 
-/** Rows of a stats pipe: VARCHAR columns named by `columns`. */
+/** Rows of a stats pipe: text columns named by `columns`. */
 export interface StatsRelation {
   kind: 'stats';
   sql: string;
@@ -71,7 +73,7 @@ function applyPipe(rel: Relation, pipe: Pipe, p: SqlParams, name: string): Relat
   switch (pipe.kind) {
     case 'sort': {
       // Earlier order breaks ties, so that consecutive sorts behave like a stable sort.
-      const keys = pipe.by.flatMap((k) => sortTerms(relationField(rel, k.field, p), k.desc));
+      const keys = pipe.by.flatMap((k) => sortTerms(relationField(rel, k.field, p), k.desc, p));
       return { ...rel, order: [...keys, ...rel.order] };
     }
     case 'limit':
@@ -95,12 +97,12 @@ function applyPipe(rel: Relation, pipe: Pipe, p: SqlParams, name: string): Relat
  * Numbers sort as numbers and before other text, the rest as text (VictoriaLogs compares numerically when both
  * values are numbers); times sort by their ns.
  */
-function sortTerms(f: FieldSql, desc: boolean): string[] {
+function sortTerms(f: FieldSql, desc: boolean, p: SqlParams): string[] {
   // A constant orders nothing, and DuckDB refuses it in ORDER BY.
   if (f === EMPTY_FIELD) return [];
   const dir = desc ? 'DESC' : 'ASC';
   if (f.ns !== undefined) return [`${f.ns} ${dir}`];
-  const num = `TRY_CAST(${f.text} AS DOUBLE)`;
+  const num = p.dialect.tryDouble(f.text);
   return [`(${num} IS NULL) ${dir}`, `${num} ${dir}`, `${f.text} ${dir}`];
 }
 
@@ -134,13 +136,13 @@ function statsRelation(rel: Relation, by: StatsGroup[], funcs: StatsFunc[], p: S
 function groupSql(f: FieldSql, g: StatsGroup, p: SqlParams): string {
   if (g.bucketNs === undefined || f.ns === undefined) return f.text;
   const offset = g.offsetNs === undefined ? undefined : p.add(g.offsetNs);
-  return rfc3339Sql(bucketSql(f.ns, p.add(g.bucketNs), offset));
+  return rfc3339Sql(p.dialect, bucketSql(p.dialect, f.ns, p.add(g.bucketNs), offset));
 }
 
 /** A DOUBLE as VictoriaLogs prints it: integers without `.0`. NULL stays NULL. */
-function numberText(x: string): string {
+function numberText(d: SqlDialect, x: string): string {
   return `(CASE WHEN ${x} IS NULL THEN NULL WHEN ${x} = trunc(${x}) AND abs(${x}) < 1e15 ` +
-    `THEN CAST(CAST(${x} AS BIGINT) AS VARCHAR) ELSE CAST(${x} AS VARCHAR) END)`;
+    `THEN ${d.text(d.toInt64(x))} ELSE ${d.text(x)} END)`;
 }
 
 /**
@@ -149,21 +151,24 @@ function numberText(x: string): string {
  * numerically and fall back to text when a field holds no numbers.
  */
 function aggregateSql(rel: Relation, f: StatsFunc, p: SqlParams): string {
-  if (f.field === undefined) return 'CAST(count(*) AS VARCHAR)';
+  const d = p.dialect;
+  if (f.field === undefined) return d.text('count(*)');
   const ref = relationField(rel, f.field, p);
   const v = ref.text;
   switch (f.fn) {
     case 'count':
-      return `CAST(count(*) FILTER (WHERE ${v} <> '') AS VARCHAR)`;
+      return d.text(d.countIf(`${v} <> ''`));
     case 'count_uniq':
-      return `CAST(count(DISTINCT ${ref.ns ?? `nullif(${v}, '')`}) AS VARCHAR)`;
+      return d.text(`count(DISTINCT ${ref.ns ?? `nullif(${v}, '')`})`);
     case 'sum':
     case 'avg':
-      return `coalesce(${numberText(`${f.fn}(TRY_CAST(${v} AS DOUBLE))`)}, 'NaN')`;
+      return `coalesce(${numberText(d, `${f.fn}(${d.tryDouble(v)})`)}, 'NaN')`;
     case 'min':
-    case 'max':
-      if (ref.ns !== undefined) return `coalesce(${rfc3339Sql(`${f.fn}(${ref.ns})`)}, '')`;
-      return `coalesce(${numberText(`${f.fn}(TRY_CAST(${v} AS DOUBLE))`)}, ${f.fn}(nullif(${v}, '')), '')`;
+    case 'max': {
+      const agg = (x: string): string => (f.fn === 'min' ? d.minOrNull(x) : d.maxOrNull(x));
+      if (ref.ns !== undefined) return `coalesce(${rfc3339Sql(d, agg(ref.ns))}, '')`;
+      return `coalesce(${numberText(d, agg(d.tryDouble(v)))}, ${agg(`nullif(${v}, '')`)}, '')`;
+    }
     case 'quantile':
     case 'median':
       return quantileSql(v, f.phi ?? 0.5, p);
@@ -175,8 +180,9 @@ function aggregateSql(rel: Relation, f: StatsFunc, p: SqlParams): string {
  * floor(phi * n), the largest for phi = 1; NaN over no numbers. quantile_disc picks another index, hence the list.
  */
 function quantileSql(v: string, phi: number, p: SqlParams): string {
-  const num = `TRY_CAST(${v} AS DOUBLE)`;
+  const d = p.dialect;
+  const num = d.tryDouble(v);
   const n = `count(${num})`;
-  const at = `least(CAST(floor(${p.add(phi)} * ${n}) AS BIGINT), ${n} - 1) + 1`;
-  return `coalesce(${numberText(`list_sort(list(${num}) FILTER (WHERE ${num} IS NOT NULL))[${at}]`)}, 'NaN')`;
+  const at = `least(${d.toInt64(`floor(${p.add(phi)} * ${n})`)}, ${n} - 1) + 1`;
+  return `coalesce(${numberText(d, d.sortedAt(num, at))}, 'NaN')`;
 }

@@ -1,12 +1,14 @@
-// The field-discovery reads behind an Explore sidebar and Grafana's query builder, for DuckDB:
+// The field-discovery reads behind an Explore sidebar and Grafana's query builder, for every dialect (dialect.ts):
 // /select/logsql/facets and /select/logsql/stream_field_{names,values}
 // (https://docs.victoriametrics.com/victorialogs/querying/#querying-facets). Values travel as parameters only.
 import type { LogsqlQuery } from '../../../model/logsql-ast.js';
 import { nsToRfc3339 } from '../../../model/time.js';
 import type { Facet, FacetsOptions, TimeRange, ValueHits } from '../telemetry-store.js';
-import { logsBaseSql, SqlParams, STREAM_SQL } from './logsql-filter-sql.js';
-import { applyPipes, logsRelation, relationField } from './logsql-pipe-sql.js';
-import { SHADOWED, type SqlExecutor } from './logsql-sql.js';
+import type { SqlDb, SqlDialect } from './dialect.js';
+import { logsBaseSql, streamSql } from './logsql-filter.js';
+import { applyPipes, logsRelation, relationField } from './logsql-pipes.js';
+import { SHADOWED } from './logsql-reads.js';
+import { SqlParams } from './params.js';
 
 /**
  * Rows a first, cheap pass looks at: a field with more distinct (or longer) values among them than the options
@@ -18,22 +20,22 @@ const PROBE_ROWS = 20_000n;
 const TIME_TEXT_LEN = 30;
 
 /** The fixed columns as facet fields; `_time` as its ns digits, formatted once it has been counted. */
-const FIXED: readonly [string, string][] = [
-  ['_time', 'CAST(time_ns AS VARCHAR)'], ['_msg', 'msg'], ['_stream', STREAM_SQL], ['service', 'service'],
-  ['severity', 'severity'], ['trace_id', 'trace_id'], ['span_id', 'span_id'],
-];
+function fixedColumns(d: SqlDialect): readonly [string, string][] {
+  return [
+    ['_time', d.text('time_ns')], ['_msg', 'msg'], ['_stream', streamSql(d)], ['service', 'service'],
+    ['severity', 'severity'], ['trace_id', 'trace_id'], ['span_id', 'span_id'],
+  ];
+}
 
 /**
  * Every (field, value) of the rows of `r` as `k, v`: the kept fixed columns, then each key of `fields` except the
- * `skip` keys. A MAP cast unpacks the JSON an order of magnitude faster than json_each, and json_extract_string
- * of each value gives the very text a filter on that field compares against.
+ * `skip` keys, with the very text a filter on that field compares against (dialect fieldPairs).
  */
 function pairsSql(fixed: readonly [string, string][], skip: Iterable<string>, p: SqlParams): string {
   const skipped = [...skip].map((k) => p.add(k));
   const parts = fixed.map(([name, expr]) => `SELECT '${name}' AS k, ${expr} AS v FROM r`);
-  parts.push(`SELECT e.key, json_extract_string(e.value, '$') FROM (SELECT unnest(map_entries(` +
-    `TRY_CAST(fields AS MAP(VARCHAR, JSON)))) AS e FROM r) AS m` +
-    (skipped.length > 0 ? ` WHERE e.key NOT IN (${skipped.join(', ')})` : ''));
+  parts.push(`SELECT k, v FROM (${p.dialect.fieldPairs('r')}) AS m` +
+    (skipped.length > 0 ? ` WHERE k NOT IN (${skipped.join(', ')})` : ''));
   return parts.join(' UNION ALL ');
 }
 
@@ -44,32 +46,34 @@ function pairsSql(fixed: readonly [string, string][], skip: Iterable<string>, p:
  * come sorted by name. The query's pipes are ignored, as VictoriaLogs drops them for facets.
  */
 export async function logFacets(
-  exec: SqlExecutor, tenantId: string, q: LogsqlQuery, range: TimeRange, opts: FacetsOptions,
+  db: SqlDb, tenantId: string, q: LogsqlQuery, range: TimeRange, opts: FacetsOptions,
 ): Promise<Facet[]> {
   // The probe: distinct count and longest value per field over the first PROBE_ROWS entries.
-  const probe = new SqlParams(tenantId);
+  const d = db.dialect;
+  const all = fixedColumns(d);
+  const probe = new SqlParams(d, tenantId);
   const probeBase = `SELECT * FROM (${logsBaseSql(q.filter, range, probe)}) AS b LIMIT ${probe.add(PROBE_ROWS)}`;
-  const probeSql = `WITH r AS NOT MATERIALIZED (${probeBase}) SELECT k, count(DISTINCT v) AS n, max(strlen(v)) AS len ` +
-    `FROM (${pairsSql(FIXED, SHADOWED, probe)}) AS u WHERE v <> '' GROUP BY k`;
+  const probeSql = `${d.cte('r', probeBase)} SELECT k, count(DISTINCT v) AS n, max(${d.strlen('v')}) AS len ` +
+    `FROM (${pairsSql(all, SHADOWED, probe)}) AS u WHERE v <> '' GROUP BY k`;
   const over = new Set<string>();
-  for (const row of await exec.all(...probe.finish(probeSql))) {
+  for (const row of await db.all(...probe.finish(probeSql))) {
     if (Number(row.n) > opts.maxValuesPerField || Number(row.len) > opts.maxValueLen) over.add(String(row.k));
   }
   if (opts.maxValueLen < TIME_TEXT_LEN) over.add('_time');
 
-  const p = new SqlParams(tenantId);
-  const fixed = FIXED.filter(([name]) => !over.has(name));
-  const sql = `WITH r AS NOT MATERIALIZED (${logsBaseSql(q.filter, range, p)}), ` +
+  const p = new SqlParams(d, tenantId);
+  const fixed = all.filter(([name]) => !over.has(name));
+  const sql = `${d.cte('r', logsBaseSql(q.filter, range, p))}, ` +
     `c AS (SELECT k, v, count(*) AS hits FROM (${pairsSql(fixed, new Set([...SHADOWED, ...over]), p)}) AS u ` +
     `WHERE v <> '' GROUP BY k, v), ` +
-    `n AS (SELECT k, count(*) AS nvals, max(CASE WHEN k = '_time' THEN 0 ELSE strlen(v) END) AS len, max(hits) AS top ` +
-    `FROM c GROUP BY k), t AS (SELECT count(*) AS total FROM r) ` +
-    `SELECT c.k, c.v, c.hits FROM c JOIN n ON c.k = n.k, t ` +
+    `n AS (SELECT k AS nk, count(*) AS nvals, max(CASE WHEN k = '_time' THEN 0 ELSE ${d.strlen('v')} END) AS len, ` +
+    `max(hits) AS top FROM c GROUP BY k), t AS (SELECT count(*) AS total FROM r) ` +
+    `SELECT c.k AS k, c.v AS v, c.hits AS hits FROM c JOIN n ON c.k = n.nk CROSS JOIN t ` +
     `WHERE n.nvals <= ${p.add(BigInt(opts.maxValuesPerField))} AND n.len <= ${p.add(BigInt(opts.maxValueLen))} ` +
     `AND (${p.add(opts.keepConstFields)} OR n.nvals > 1 OR n.top < t.total) ` +
     `QUALIFY row_number() OVER (PARTITION BY c.k ORDER BY c.hits DESC, c.v) <= ${p.add(BigInt(opts.limit))}`;
   const byField = new Map<string, ValueHits[]>();
-  for (const row of await exec.all(...p.finish(sql))) {
+  for (const row of await db.all(...p.finish(sql))) {
     const field = String(row.k);
     const value = field === '_time' ? nsToRfc3339(BigInt(String(row.v))) : String(row.v);
     let values = byField.get(field);
@@ -82,18 +86,18 @@ export async function logFacets(
 }
 
 /** The query's result grouped by `_stream` (after its pipes), with the entries of each. */
-async function streamsWithHits(exec: SqlExecutor, tenantId: string, q: LogsqlQuery, range: TimeRange): Promise<ValueHits[]> {
-  const p = new SqlParams(tenantId);
+async function streamsWithHits(db: SqlDb, tenantId: string, q: LogsqlQuery, range: TimeRange): Promise<ValueHits[]> {
+  const p = new SqlParams(db.dialect, tenantId);
   const rel = applyPipes(logsRelation(logsBaseSql(q.filter, range, p)), q.pipes, p);
   const s = relationField(rel, '_stream', p).text;
-  const rows = await exec.all(...p.finish(`SELECT s, count(*) AS hits FROM (SELECT ${s} AS s FROM (${rel.sql}) AS r) AS t GROUP BY s`));
+  const rows = await db.all(...p.finish(`SELECT s, count(*) AS hits FROM (SELECT ${s} AS s FROM (${rel.sql}) AS r) AS t GROUP BY s`));
   return rows.map((r) => ({ value: typeof r.s === 'string' ? r.s : '', hits: Number(r.hits) }));
 }
 
 /** Stream label names, each with the entries whose stream has it (VictoriaLogs /select/logsql/stream_field_names). */
-export async function logStreamFieldNames(exec: SqlExecutor, tenantId: string, q: LogsqlQuery, range: TimeRange): Promise<ValueHits[]> {
+export async function logStreamFieldNames(db: SqlDb, tenantId: string, q: LogsqlQuery, range: TimeRange): Promise<ValueHits[]> {
   const hits = new Map<string, number>();
-  for (const s of await streamsWithHits(exec, tenantId, q, range)) {
+  for (const s of await streamsWithHits(db, tenantId, q, range)) {
     for (const [name] of streamLabels(s.value)) hits.set(name, (hits.get(name) ?? 0) + s.hits);
   }
   return [...hits].map(([value, n]) => ({ value, hits: n })).sort((a, b) => byText(a.value, b.value));
@@ -101,10 +105,10 @@ export async function logStreamFieldNames(exec: SqlExecutor, tenantId: string, q
 
 /** One label's values with their entries, most frequent first (VictoriaLogs /select/logsql/stream_field_values). */
 export async function logStreamFieldValues(
-  exec: SqlExecutor, tenantId: string, q: LogsqlQuery, range: TimeRange, field: string, limit: number,
+  db: SqlDb, tenantId: string, q: LogsqlQuery, range: TimeRange, field: string, limit: number,
 ): Promise<ValueHits[]> {
   const hits = new Map<string, number>();
-  for (const s of await streamsWithHits(exec, tenantId, q, range)) {
+  for (const s of await streamsWithHits(db, tenantId, q, range)) {
     const value = streamLabels(s.value).find(([name]) => name === field)?.[1];
     if (value !== undefined && value !== '') hits.set(value, (hits.get(value) ?? 0) + s.hits);
   }

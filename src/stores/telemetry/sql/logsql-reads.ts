@@ -1,19 +1,15 @@
-// The four log reads of the telemetry store (telemetry-store.ts) for DuckDB: a LogsqlQuery compiled to SQL with
-// parameters only (logsql-filter-sql.ts, logsql-pipe-sql.ts), run through the store's executor, and the rows
-// shaped as VictoriaLogs answers /select/logsql/{query,hits,field_names,field_values} (DESIGN §4).
+// The four log reads of the telemetry store (telemetry-store.ts), for every dialect (dialect.ts, issue 11 item 2): a
+// LogsqlQuery compiled to SQL with parameters only (logsql-filter.ts, logsql-pipes.ts), run through the store's
+// executor, and the rows shaped as VictoriaLogs answers /select/logsql/{query,hits,field_names,field_values} (DESIGN §4).
 import { FIXED_FIELDS, canonicalField, type LogsqlQuery } from '../../../model/logsql-ast.js';
 import { nsToRfc3339 } from '../../../model/time.js';
 import type { HitsSeries, LogRow, TimeRange, ValueHits } from '../telemetry-store.js';
-import { bucketSql, logsBaseSql, SqlParams, STREAM_SQL } from './logsql-filter-sql.js';
+import type { SqlDb } from './dialect.js';
+import { bucketSql, logsBaseSql, streamSql } from './logsql-filter.js';
 import {
   applyPipes, isVisible, logsRelation, orderBySql, relationField, type LogsRelation, type Relation, type StatsRelation,
-} from './logsql-pipe-sql.js';
-
-export type SqlParam = string | number | bigint | boolean | null;
-
-export interface SqlExecutor {
-  all(sql: string, params: SqlParam[]): Promise<Record<string, unknown>[]>;
-}
+} from './logsql-pipes.js';
+import { SqlParams } from './params.js';
 
 /**
  * Keys of `fields` that a fixed column (or the derived `_stream_id`) shadows: a query cannot address them (`level` is
@@ -22,8 +18,8 @@ export interface SqlExecutor {
 export const SHADOWED = new Set<string>([...FIXED_FIELDS, 'level', '_stream_id']);
 
 /** The query's filter and pipes over the tenant's logs in `range`. */
-function compile(tenantId: string, q: LogsqlQuery, range: TimeRange): { rel: Relation; p: SqlParams } {
-  const p = new SqlParams(tenantId);
+function compile(db: SqlDb, tenantId: string, q: LogsqlQuery, range: TimeRange): { rel: Relation; p: SqlParams } {
+  const p = new SqlParams(db.dialect, tenantId);
   const rel = applyPipes(logsRelation(logsBaseSql(q.filter, range, p)), q.pipes, p);
   return { rel, p };
 }
@@ -35,24 +31,25 @@ function limitSql(limit: number, p: SqlParams): string {
 
 /** Log entries newest first (or as the pipes say), `limit` rows at most after the pipes. */
 export async function searchLogs(
-  exec: SqlExecutor, tenantId: string, q: LogsqlQuery, range: TimeRange, limit: number,
+  db: SqlDb, tenantId: string, q: LogsqlQuery, range: TimeRange, limit: number,
 ): Promise<LogRow[]> {
-  const { rel, p } = compile(tenantId, q, range);
+  const { rel, p } = compile(db, tenantId, q, range);
   if (rel.kind === 'stats') {
     const cols = rel.columns;
     const select = cols.length === 0 ? 'NULL AS none' : cols.map((c) => c.alias).join(', ');
     const sql = `SELECT ${select} FROM (${rel.sql}) AS r${orderBySql(rel.order)}${limitSql(limit, p)}`;
-    const rows = await exec.all(...p.finish(sql));
+    const rows = await db.all(...p.finish(sql));
     return rows.map((r) => Object.fromEntries(cols.map((c) => [c.name, text(r[c.alias])])));
   }
-  const sql = `SELECT time_ns, msg, service, severity, trace_id, span_id, ${STREAM_SQL} AS stream_out, ` +
-    `CAST(fields AS VARCHAR) AS fields_json FROM (${rel.sql}) AS r${orderBySql(rel.order)}${limitSql(limit, p)}`;
-  const rows = await exec.all(...p.finish(sql));
-  return rows.map((r) => project(rel, logRow(r)));
+  const d = db.dialect;
+  const sql = `SELECT time_ns, msg, service, severity, trace_id, span_id, ${streamSql(d)} AS stream_out, ` +
+    `${d.fieldsOut} FROM (${rel.sql}) AS r${orderBySql(rel.order)}${limitSql(limit, p)}`;
+  const rows = await db.all(...p.finish(sql));
+  return rows.map((r) => project(rel, logRow(r, d.decodeFields(r))));
 }
 
 /** One output entry: `_time`, `_msg`, `_stream`, `service`, the non-empty ids and severity, then `fields`. */
-function logRow(r: Record<string, unknown>): LogRow {
+function logRow(r: Record<string, unknown>, fields: Record<string, unknown>): LogRow {
   const row: LogRow = {
     _time: nsToRfc3339(bigint(r.time_ns)),
     _msg: text(r.msg),
@@ -63,10 +60,7 @@ function logRow(r: Record<string, unknown>): LogRow {
     const v = text(r[k]);
     if (v !== '') row[k] = v;
   }
-  const fields: unknown = JSON.parse(text(r.fields_json));
-  if (fields !== null && typeof fields === 'object' && !Array.isArray(fields)) {
-    for (const [k, v] of Object.entries(fields as Record<string, unknown>)) if (!SHADOWED.has(k)) row[k] = v;
-  }
+  for (const [k, v] of Object.entries(fields)) if (!SHADOWED.has(k)) row[k] = v;
   return row;
 }
 
@@ -85,14 +79,14 @@ function project(rel: LogsRelation, row: LogRow): LogRow {
  * only those with hits, oldest first. Pipes do not change what is counted; one series with fields {}.
  */
 export async function logHits(
-  exec: SqlExecutor, tenantId: string, q: LogsqlQuery, range: TimeRange, stepNs: bigint,
+  db: SqlDb, tenantId: string, q: LogsqlQuery, range: TimeRange, stepNs: bigint,
 ): Promise<HitsSeries[]> {
   if (stepNs <= 0n) throw new RangeError('logHits: stepNs must be positive');
-  const p = new SqlParams(tenantId);
+  const p = new SqlParams(db.dialect, tenantId);
   const base = logsBaseSql(q.filter, range, p);
-  const sql = `SELECT b, count(*) AS hits FROM (SELECT ${bucketSql('time_ns', p.add(stepNs))} AS b ` +
+  const sql = `SELECT b, count(*) AS hits FROM (SELECT ${bucketSql(db.dialect, 'time_ns', p.add(stepNs))} AS b ` +
     `FROM (${base}) AS l) AS t GROUP BY b ORDER BY b`;
-  const rows = await exec.all(...p.finish(sql));
+  const rows = await db.all(...p.finish(sql));
   if (rows.length === 0) return [];
   const values = rows.map((r) => Number(r.hits));
   return [{
@@ -105,25 +99,25 @@ export async function logHits(
 
 /** Every field with a value in the query's result, with the number of rows that have it; sorted by name. */
 export async function logFieldNames(
-  exec: SqlExecutor, tenantId: string, q: LogsqlQuery, range: TimeRange,
+  db: SqlDb, tenantId: string, q: LogsqlQuery, range: TimeRange,
 ): Promise<ValueHits[]> {
-  const { rel, p } = compile(tenantId, q, range);
-  const found = rel.kind === 'stats' ? await statsFieldNames(exec, rel, p) : await logsFieldNames(exec, rel, p);
+  const { rel, p } = compile(db, tenantId, q, range);
+  const found = rel.kind === 'stats' ? await statsFieldNames(db, rel, p) : await logsFieldNames(db, rel, p);
   return found.filter((v) => v.hits > 0).sort((a, b) => (a.value < b.value ? -1 : a.value > b.value ? 1 : 0));
 }
 
-async function logsFieldNames(exec: SqlExecutor, rel: LogsRelation, p: SqlParams): Promise<ValueHits[]> {
-  const fixedSql = `SELECT count(*) AS "_time", count(*) AS "_stream", count(*) FILTER (WHERE msg <> '') AS "_msg", ` +
-    `count(*) FILTER (WHERE service <> '') AS service, count(*) FILTER (WHERE severity <> '') AS severity, ` +
-    `count(*) FILTER (WHERE trace_id <> '') AS trace_id, count(*) FILTER (WHERE span_id <> '') AS span_id ` +
-    `FROM (${rel.sql}) AS r`;
-  // A MAP cast unpacks the JSON an order of magnitude faster than json_each; a JSON null comes out as NULL, and
-  // json_extract_string gives the text a filter compares (so "" is empty).
-  const keysSql = `SELECT e.key AS name, count(*) AS hits FROM (SELECT unnest(map_entries(TRY_CAST(fields AS ` +
-    `MAP(VARCHAR, JSON)))) AS e FROM (${rel.sql}) AS r) AS m WHERE json_extract_string(e.value, '$') <> '' GROUP BY e.key`;
-  const [fixed] = await exec.all(...p.finish(fixedSql));
-  const keys = await exec.all(...p.finish(keysSql));
-  const out: ValueHits[] = FIXED_FIELDS.map((f) => ({ value: f, hits: Number(fixed?.[f] ?? 0) }));
+async function logsFieldNames(db: SqlDb, rel: LogsRelation, p: SqlParams): Promise<ValueHits[]> {
+  const d = db.dialect;
+  // Columns f0, f1, … in FIXED_FIELDS order: ClickHouse would resolve an alias named like a column in its place.
+  const counts = FIXED_FIELDS.map((f, i) =>
+    `${f === '_time' || f === '_stream' ? 'count(*)' : d.countIf(`${f === '_msg' ? 'msg' : f} <> ''`)} AS f${i}`);
+  const fixedSql = `SELECT ${counts.join(', ')} FROM (${rel.sql}) AS r`;
+  // Each stored field with the text a filter compares (so "" and a JSON null are empty and not counted).
+  const keysSql = `SELECT k AS name, count(*) AS hits FROM (${d.fieldPairs(`(${rel.sql}) AS r`)}) AS m ` +
+    `WHERE v <> '' GROUP BY k`;
+  const [fixed] = await db.all(...p.finish(fixedSql));
+  const keys = await db.all(...p.finish(keysSql));
+  const out: ValueHits[] = FIXED_FIELDS.map((f, i) => ({ value: f, hits: Number(fixed?.[`f${i}`] ?? 0) }));
   for (const k of keys) {
     const name = text(k.name);
     if (!SHADOWED.has(name)) out.push({ value: name, hits: Number(k.hits) });
@@ -131,34 +125,34 @@ async function logsFieldNames(exec: SqlExecutor, rel: LogsRelation, p: SqlParams
   return out.filter((v) => isVisible(rel, v.value));
 }
 
-async function statsFieldNames(exec: SqlExecutor, rel: StatsRelation, p: SqlParams): Promise<ValueHits[]> {
+async function statsFieldNames(db: SqlDb, rel: StatsRelation, p: SqlParams): Promise<ValueHits[]> {
   if (rel.columns.length === 0) return [];
-  const counts = rel.columns.map((c) => `count(*) FILTER (WHERE ${c.alias} <> '') AS ${c.alias}`).join(', ');
-  const [row] = await exec.all(...p.finish(`SELECT ${counts} FROM (${rel.sql}) AS r`));
-  return rel.columns.map((c) => ({ value: c.name, hits: Number(row?.[c.alias] ?? 0) }));
+  const counts = rel.columns.map((c) => `${db.dialect.countIf(`${c.alias} <> ''`)} AS n${c.alias}`).join(', ');
+  const [row] = await db.all(...p.finish(`SELECT ${counts} FROM (${rel.sql}) AS r`));
+  return rel.columns.map((c) => ({ value: c.name, hits: Number(row?.[`n${c.alias}`] ?? 0) }));
 }
 
 /** The non-empty values of `field` in the query's result, most frequent first, at most `limit` (<= 0: all). */
 export async function logFieldValues(
-  exec: SqlExecutor, tenantId: string, q: LogsqlQuery, range: TimeRange, field: string, limit: number,
+  db: SqlDb, tenantId: string, q: LogsqlQuery, range: TimeRange, field: string, limit: number,
 ): Promise<ValueHits[]> {
-  const { rel, p } = compile(tenantId, q, range);
+  const { rel, p } = compile(db, tenantId, q, range);
   const v = relationField(rel, canonicalField(field), p).text;
   const sql = `SELECT v, count(*) AS hits FROM (SELECT ${v} AS v FROM (${rel.sql}) AS r) AS t ` +
     `WHERE v <> '' GROUP BY v ORDER BY hits DESC, v ASC${limitSql(limit, p)}`;
-  const rows = await exec.all(...p.finish(sql));
+  const rows = await db.all(...p.finish(sql));
   return rows.map((r) => ({ value: text(r.v), hits: Number(r.hits) }));
 }
 
 /** Executors differ in how they hand back BIGINT (bigint, or number/string after conversion); accept each. */
-function bigint(v: unknown): bigint {
+export function bigint(v: unknown): bigint {
   if (typeof v === 'bigint') return v;
   if (typeof v === 'number') return BigInt(Math.trunc(v));
   if (typeof v === 'string') return BigInt(v);
-  throw new TypeError(`logsql-sql: expected an integer, got ${typeof v}`);
+  throw new TypeError(`logsql-reads: expected an integer, got ${typeof v}`);
 }
 
-function text(v: unknown): string {
+export function text(v: unknown): string {
   if (v === null || v === undefined) return '';
   if (typeof v === 'string') return v;
   if (typeof v === 'number' || typeof v === 'bigint' || typeof v === 'boolean') return String(v);

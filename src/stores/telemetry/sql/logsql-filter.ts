@@ -1,52 +1,13 @@
-// LogsQL filters → a DuckDB WHERE clause over the `logs` table (schema.ts). Every user value and every
-// name of a `fields` key travels as a parameter; the SQL text holds only constants written here.
+// LogsQL filters → a WHERE clause over the `logs` table, in any dialect (dialect.ts; issue 11 item 2). Every user
+// value and every name of a `fields` key travels as a parameter; the SQL text holds only constants written here.
 import { canonicalField, type Filter, type RangeOp, type StreamMatcher } from '../../../model/logsql-ast.js';
 import type { TimeRange } from '../telemetry-store.js';
-import type { SqlParam } from './logsql-sql.js';
+import type { SqlDialect } from './dialect.js';
+import type { SqlParams } from './params.js';
 
 /**
- * The parameters of one statement. `$1` is always the tenant id, so that the tenant condition reads the same
- * everywhere. Other values get placeholders that finish() numbers in order of appearance: DuckDB refuses a
- * parameter the statement does not use, and a compiled sort key, say, is only used when its ORDER BY is.
- * The ⟦n⟧ marks cannot clash with anything else in the text, which holds no user input.
- */
-export class SqlParams {
-  private readonly pending: SqlParam[] = [];
-
-  constructor(private readonly tenantId: string) {}
-
-  /**
-   * A placeholder for `v`; integers and numbers are typed, so arithmetic on them stays BIGINT / DOUBLE. A number
-   * travels as text: DuckDB's Node binding binds an integral number as int64, which `-1e308` is not.
-   */
-  add(v: SqlParam): string {
-    const ph = `⟦${this.pending.push(typeof v === 'number' ? String(v) : v) - 1}⟧`;
-    if (typeof v === 'bigint') return `CAST(${ph} AS BIGINT)`;
-    if (typeof v === 'number') return `CAST(${ph} AS DOUBLE)`;
-    return ph;
-  }
-
-  /** The statement with `$n` placeholders and its parameter list, `$1` being the tenant id. */
-  finish(sql: string): [string, SqlParam[]] {
-    const params: SqlParam[] = [this.tenantId];
-    const numbers = new Map<number, number>();
-    const text = sql.replace(/⟦(\d+)⟧/g, (_m, i: string) => {
-      const index = Number(i);
-      let n = numbers.get(index);
-      if (n === undefined) {
-        params.push(this.pending[index] ?? null);
-        n = params.length;
-        numbers.set(index, n);
-      }
-      return `$${n}`;
-    });
-    return [text, params];
-  }
-}
-
-/**
- * A field as SQL. `text` is a VARCHAR expression that is never NULL ('' stands for missing, as VictoriaLogs
- * treats empty and missing alike); `ns` is the BIGINT unix-ns expression when the field is a time.
+ * A field as SQL. `text` is a string expression that is never NULL ('' stands for missing, as VictoriaLogs
+ * treats empty and missing alike); `ns` is the int64 unix-ns expression when the field is a time.
  */
 export interface FieldSql {
   text: string;
@@ -59,55 +20,55 @@ export const EMPTY_FIELD: FieldSql = { text: "''" };
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 
-/** `_stream` as stored, or derived from `service` as duckdb-store's streamOf() does for rows written without one. */
-export const STREAM_SQL =
-  `(CASE WHEN stream <> '' THEN stream WHEN service = '' THEN '{}' ` +
-  `ELSE '{service="' || replace(replace(service, '\\', '\\\\'), '"', '\\"') || '"}' END)`;
+/** `_stream` as stored, or derived from `service` as the stores' streamOf() does for rows written without one. */
+export function streamSql(d: SqlDialect): string {
+  return `(CASE WHEN stream <> '' THEN stream WHEN service = '' THEN '{}' ` +
+    `ELSE ${d.str('{service="')} || replace(replace(service, ${d.str('\\')}, ${d.str('\\\\')}), ${d.str('"')}, ` +
+    `${d.str('\\"')}) || ${d.str('"}')} END)`;
+}
 
 /**
  * `_stream_id`: VictoriaLogs' opaque id of a stream (https://docs.victoriametrics.com/victorialogs/keyconcepts/#stream-fields),
  * here the MD5 of the `_stream` text: the same stream always gets the same id, and `_stream_id:=…` finds it.
  */
-export const STREAM_ID_SQL = `md5(${STREAM_SQL})`;
+export function streamIdSql(d: SqlDialect): string {
+  return d.md5Hex(streamSql(d));
+}
 
 /**
  * RFC 3339 with 9-digit ns, UTC, as nsToRfc3339() writes it. The fraction is taken modulo so that pre-1970 times
- * floor; HUGEINT because the store clamps wild times to the int64 ends, where BIGINT arithmetic overflows.
+ * floor; 128-bit because the stores clamp wild times to the int64 ends, where int64 arithmetic overflows.
  */
-export function rfc3339Sql(ns: string): string {
-  const wide = `CAST(${ns} AS HUGEINT)`;
+export function rfc3339Sql(d: SqlDialect, ns: string): string {
+  const wide = d.wide(ns);
   const frac = `((${wide} % 1000000000 + 1000000000) % 1000000000)`;
-  return `(strftime(make_timestamp(CAST((${wide} - ${frac}) // 1000 AS BIGINT)), '%Y-%m-%dT%H:%M:%S') || '.' || ` +
-    `lpad(CAST(${frac} AS VARCHAR), 9, '0') || 'Z')`;
+  return `(${d.utcSeconds(d.toInt64(d.intDiv(`${wide} - ${frac}`, '1000000000')))} || '.' || ` +
+    `${d.lpad(d.text(frac), 9, '0')} || 'Z')`;
 }
 
 /**
  * The start of the `step`-long bucket holding `ns`, aligned to the epoch (plus `offset`, when given), floored (also
  * before 1970 and at int64's ends).
  */
-export function bucketSql(ns: string, step: string, offset?: string): string {
-  const wide = `CAST(${ns} AS HUGEINT)`;
+export function bucketSql(d: SqlDialect, ns: string, step: string, offset?: string): string {
+  const wide = d.wide(ns);
   const from = offset === undefined ? wide : `(${wide} - ${offset})`;
   const start = `${wide} - ((${from} % ${step}) + ${step}) % ${step}`;
-  return `CAST(least(greatest(${start}, ${INT64_MIN}), ${INT64_MAX}) AS BIGINT)`;
+  return d.toInt64(`least(greatest(${start}, ${INT64_MIN}), ${INT64_MAX})`);
 }
 
-/** JSON pointer (RFC 6901) of a top-level key: unlike a `$.` path it gives no meaning to `*`, `.`, `[` or quotes. */
-export function jsonPointer(key: string): string {
-  return '/' + key.replace(/~/g, '~0').replace(/\//g, '~1');
-}
-
-/** A field of a `logs` row, by its LogsQL name (ast.ts FIXED_FIELDS; anything else is a key of `fields`). */
+/** A field of a `logs` row, by its LogsQL name (logsql-ast.ts FIXED_FIELDS; anything else is a key of `fields`). */
 export function logsField(name: string, p: SqlParams): FieldSql {
+  const d = p.dialect;
   switch (canonicalField(name)) {
     case '_msg':
       return { text: 'msg' };
     case '_time':
-      return { text: rfc3339Sql('time_ns'), ns: 'time_ns' };
+      return { text: rfc3339Sql(d, 'time_ns'), ns: 'time_ns' };
     case '_stream':
-      return { text: STREAM_SQL };
+      return { text: streamSql(d) };
     case '_stream_id':
-      return { text: STREAM_ID_SQL };
+      return { text: streamIdSql(d) };
     case 'service':
       return { text: 'service' };
     case 'severity':
@@ -117,7 +78,7 @@ export function logsField(name: string, p: SqlParams): FieldSql {
     case 'span_id':
       return { text: 'span_id' };
     default:
-      return { text: `coalesce(json_extract_string(fields, ${p.add(jsonPointer(name))}), '')` };
+      return { text: d.fieldText(name, p) };
   }
 }
 
@@ -126,10 +87,10 @@ export function logsField(name: string, p: SqlParams): FieldSql {
  * parentheses, and the API's time range is ANDed beside it (DESIGN §4). Everything else reads from this.
  */
 export function logsBaseSql(filter: Filter, range: TimeRange, p: SqlParams): string {
-  const where = ['tenant_id = $1', `(${filterSql(filter, p)})`];
+  const where = [`tenant_id = ${p.tenant()}`, `(${filterSql(filter, p)})`];
   if (range.startNs !== undefined) where.push(`time_ns >= ${p.add(int64(range.startNs))}`);
   if (range.endNs !== undefined) where.push(`time_ns < ${p.add(int64(range.endNs))}`);
-  return `SELECT time_ns, msg, service, severity, trace_id, span_id, stream, fields FROM logs WHERE ${where.join(' AND ')}`;
+  return `SELECT ${p.dialect.logColumns} FROM logs WHERE ${where.join(' AND ')}`;
 }
 
 /** Operators by AST value: the SQL text comes from this table, never from the query. */
@@ -151,30 +112,33 @@ export function filterSql(f: Filter, p: SqlParams): string {
     case 'stream':
       return f.matchers.length === 0 ? 'TRUE' : `(${f.matchers.map((m) => streamMatcherSql(m, p)).join(' AND ')})`;
     default:
-      return fieldFilterSql(f, logsField(f.field, p).text, p);
+      return fieldFilterSql(f, p);
   }
 }
 
 type FieldFilter = Exclude<Filter, { kind: 'all' | 'and' | 'or' | 'not' | 'time' | 'stream' }>;
 
-function fieldFilterSql(f: FieldFilter, v: string, p: SqlParams): string {
+function fieldFilterSql(f: FieldFilter, p: SqlParams): string {
+  const d = p.dialect;
+  const v = logsField(f.field, p).text;
   switch (f.kind) {
     case 'word':
     case 'phrase':
-      // DESIGN §4: words and phrases match case-insensitively as substrings; contains() has no wildcards to escape.
-      return `contains(lower(${v}), lower(${p.add(f.value)}))`;
+      // DESIGN §4: words and phrases match case-insensitively as substrings; each dialect writes the form its
+      // needle index can answer (clickhouse-dialect.ts).
+      return d.containsCi(v, f.value, p);
     case 'prefix':
-      return `regexp_matches(${v}, ${p.add(wordPrefixRegexp(f.value))})`;
+      return d.regexpMatch(v, p.add(wordPrefixRegexp(f.value)));
     case 'exact':
       return `(${v} = ${p.add(f.value)})`;
     case 'exactPrefix':
-      return `starts_with(${v}, ${p.add(f.value)})`;
+      return d.startsWith(v, p.add(f.value));
     case 'in':
       return f.values.length === 0 ? 'FALSE' : `(${v} IN (${f.values.map((x) => p.add(x)).join(', ')}))`;
     case 'regexp':
-      return `regexp_matches(${v}, ${p.add(f.pattern)})`;
+      return d.regexpMatch(v, p.add(f.pattern));
     case 'range':
-      return `coalesce(TRY_CAST(${v} AS DOUBLE) ${RANGE_SQL[f.op]} ${p.add(f.value)}, FALSE)`;
+      return `coalesce(${d.tryDouble(v)} ${RANGE_SQL[f.op]} ${p.add(f.value)}, FALSE)`;
     case 'exists':
       return `(${v} <> '')`;
     case 'empty':
@@ -189,8 +153,8 @@ function timeSql(startNs: bigint | undefined, endNs: bigint | undefined, p: SqlP
   return parts.length === 0 ? 'TRUE' : `(${parts.join(' AND ')})`;
 }
 
-/** Clamps to int64: `_time:1000000y` must not fail to bind (the store clamps stored times the same way). */
-function int64(v: bigint): bigint {
+/** Clamps to int64: `_time:1000000y` must not fail to bind (the stores clamp stored times the same way). */
+export function int64(v: bigint): bigint {
   return v < INT64_MIN ? INT64_MIN : v > INT64_MAX ? INT64_MAX : v;
 }
 
@@ -209,8 +173,9 @@ function wordPrefixRegexp(prefix: string): string {
  * pattern can never reach into the next label. A missing label reads as '' (Prometheus selector semantics).
  */
 function streamMatcherSql(m: StreamMatcher, p: SqlParams): string {
+  const d = p.dialect;
   const pattern = `(?:^\\{|,)\\s*${escapeRegexp(m.label)}\\s*=\\s*"((?:[^"\\\\]|\\\\.)*)"`;
-  const value = `regexp_extract(${STREAM_SQL}, ${p.add(pattern)}, 1)`;
+  const value = d.regexpGroup1(streamSql(d), p.add(pattern));
   const escaped = m.value.replace(/\\/g, '\\\\').replace(/"/g, '\\"');
   switch (m.op) {
     case '=':
@@ -218,8 +183,8 @@ function streamMatcherSql(m: StreamMatcher, p: SqlParams): string {
     case '!=':
       return `(${value} <> ${p.add(escaped)})`;
     case '=~':
-      return `regexp_full_match(${value}, ${p.add(m.value)})`;
+      return d.regexpFullMatch(value, p.add(m.value));
     case '!~':
-      return `(NOT regexp_full_match(${value}, ${p.add(m.value)}))`;
+      return `(NOT ${d.regexpFullMatch(value, p.add(m.value))})`;
   }
 }

@@ -1,12 +1,13 @@
-// logValueCounts for DuckDB (telemetry-store.ts): the value counts RCA compares between an incident and its
-// baseline (DESIGN §9 `ai/rca`, issue 10 item 1), for every field group in every range, in one pass. Reading the
-// JSON `fields` once per entry and aggregating every group with GROUPING SETS is what keeps RCA under 2 s on a
-// million entries (bench/rca-bench.ts): one LogsQL `stats by (f) count()` per field and window parses the JSON
-// again each time. Values and field names travel as parameters only.
+// logValueCounts (telemetry-store.ts), for every dialect (dialect.ts): the value counts RCA compares between an
+// incident and its baseline (DESIGN §9 `ai/rca`, issue 10 item 1), for every field group in every range, in one pass.
+// Reading the stored `fields` once per entry and aggregating every group with GROUPING SETS is what keeps RCA under
+// 2 s on a million entries (bench/rca-bench.ts): one LogsQL `stats by (f) count()` per field and window parses the
+// JSON again each time. Values and field names travel as parameters only.
 import { canonicalField, FIXED_FIELDS, type LogsqlQuery } from '../../../model/logsql-ast.js';
 import type { TimeRange, ValueCount, ValueCounts, ValueCountsRequest } from '../telemetry-store.js';
-import { jsonPointer, logsBaseSql, logsField, SqlParams } from './logsql-filter-sql.js';
-import type { SqlExecutor } from './logsql-sql.js';
+import type { SqlDb } from './dialect.js';
+import { logsBaseSql, logsField } from './logsql-filter.js';
+import { SqlParams } from './params.js';
 
 /** GROUPING_ID packs one bit per column into a BIGINT. */
 const MAX_FIELDS = 62;
@@ -29,15 +30,16 @@ function inRangeSql(r: TimeRange, p: SqlParams): string {
 }
 
 export async function logValueCounts(
-  exec: SqlExecutor, tenantId: string, q: LogsqlQuery, req: ValueCountsRequest,
+  db: SqlDb, tenantId: string, q: LogsqlQuery, req: ValueCountsRequest,
 ): Promise<ValueCounts> {
   if (req.ranges.length === 0) return { totals: [], values: [] };
   const fields = [...new Set(req.groups.flat().map(canonicalField))];
   if (fields.length > MAX_FIELDS) throw new RangeError(`logValueCounts: at most ${MAX_FIELDS} distinct fields`);
-  const p = new SqlParams(tenantId);
-  // The fixed columns as they are; every other field out of one JSON parse of `fields` per entry.
+  const d = db.dialect;
+  const p = new SqlParams(d, tenantId);
+  // The fixed columns as they are; every other field out of one read of `fields` per entry.
   const keys = fields.filter((f) => !FIXED_FIELDS.includes(f));
-  const keyList = keys.length === 0 ? '' : `, json_extract_string(fields, [${keys.map((k) => p.add(jsonPointer(k))).join(', ')}]) AS kv`;
+  const keyList = keys.length === 0 ? '' : `, ${d.fieldList(keys, p)} AS kv`;
   const columns = fields.map((f, j) => {
     const k = keys.indexOf(f);
     const expr = k >= 0 ? `kv[${k + 1}]` : logsField(f, p).text;
@@ -51,12 +53,12 @@ export async function logValueCounts(
   const cols = fields.map((_f, j) => `c${j}`);
   const sets = [...new Set(req.groups.map((g) => [...new Set(g.map((f) => fields.indexOf(canonicalField(f))))].sort((a, b) => a - b).join(',')))].filter((s) => s !== '');
   const allBits = cols.length === 0 ? 0n : (1n << BigInt(cols.length)) - 1n;
-  const gid = cols.length === 0 ? '0' : `GROUPING_ID(${cols.join(', ')})`;
-  const counts = req.ranges.map((_r, i) => `count(*) FILTER (WHERE i${i}) AS n${i}`);
+  const gid = cols.length === 0 ? '0' : d.groupingId(cols);
+  const counts = req.ranges.map((_r, i) => `${d.countIf(`i${i}`)} AS n${i}`);
   const sql = `WITH e AS (${picked}) SELECT ${gid} AS g${cols.length > 0 ? ', ' + cols.join(', ') : ''}, ${counts.join(', ')} ` +
     `FROM e GROUP BY GROUPING SETS (()${sets.map((s) => `, (${s.split(',').map((j) => `c${j}`).join(', ')})`).join('')}) ` +
-    `HAVING ${gid} = ${p.add(allBits)} OR count(*) FILTER (WHERE i0) >= ${p.add(BigInt(Math.max(1, Math.ceil(req.minCount))))}`;
-  const rows = await exec.all(...p.finish(sql));
+    `HAVING ${gid} = ${p.add(allBits)} OR ${d.countIf('i0')} >= ${p.add(BigInt(Math.max(1, Math.ceil(req.minCount))))}`;
+  const rows = await db.all(...p.finish(sql));
 
   // GROUPING_ID sets a column's bit (the first column's is the highest) when the row is not grouped by it.
   const bitsOf = (idx: number[]): bigint => idx.reduce((b, j) => b & ~(1n << BigInt(cols.length - 1 - j)), allBits);
@@ -71,7 +73,7 @@ export async function logValueCounts(
   let totals = req.ranges.map(() => 0);
   const values: ValueCount[] = [];
   for (const row of rows) {
-    const bits = BigInt(row.g as bigint | number);
+    const bits = BigInt(row.g as bigint | number | string);
     const n = req.ranges.map((_r, i) => Number(row[`n${i}`]));
     if (bits === allBits) {
       totals = n;

@@ -1,0 +1,80 @@
+// The seam between the one LogsQL → SQL compiler (this folder) and the engines it runs on (issue 11 item 2):
+// everything the compiler writes that differs between DuckDB (duckdb/duckdb-dialect.ts) and ClickHouse
+// (clickhouse/clickhouse-dialect.ts) — parameters, string constants, access into the stored `fields`, time
+// formatting, hashing, regexp, casts and a few aggregates. Filters, pipes, stats, facets and value counts exist once,
+// in the files beside this one, and only call these. Values are always bound parameters, in both dialects.
+
+export type SqlParam = string | number | bigint | boolean | null;
+
+/** Runs one statement with positional parameters (the dialect has written their placeholders). */
+export interface SqlExecutor {
+  all(sql: string, params: SqlParam[]): Promise<Record<string, unknown>[]>;
+}
+
+/** An executor and the dialect its engine speaks: what every read of this folder takes. */
+export interface SqlDb extends SqlExecutor {
+  readonly dialect: SqlDialect;
+}
+
+/** Lets a dialect method bind a value of its own (a LIKE pattern, a JSON pointer) as a parameter. */
+export interface ParamSink {
+  add(v: SqlParam): string;
+}
+
+export interface SqlDialect {
+  readonly name: 'duckdb' | 'clickhouse';
+
+  // Parameters and constants.
+  /** The placeholder of the `n`-th (1-based) parameter, typed by its value: `CAST($2 AS BIGINT)`, `{p2:Int64}`. */
+  placeholder(n: number, v: SqlParam): string;
+  /** The value as the driver is handed it. */
+  bind(v: SqlParam): SqlParam;
+  /** A string constant written by the compiler (never user input): quoting and escaping differ. */
+  str(s: string): string;
+
+  // The `logs` table.
+  /** The columns every relation over `logs` carries (the compiler's own, plus what the dialect needs for output). */
+  readonly logColumns: string;
+  /** The text of the key `name` of the stored fields; '' when missing (never NULL). */
+  fieldText(name: string, p: ParamSink): string;
+  /** SELECT items that carry the stored fields out of a searchLogs row, and how to read them back. */
+  readonly fieldsOut: string;
+  decodeFields(row: Record<string, unknown>): Record<string, unknown>;
+  /** `SELECT k, v FROM <source>`: one row per stored field (v its text, possibly NULL) of every row of `source`. */
+  fieldPairs(source: string): string;
+  /** Several keys' texts read in one pass, as an array expression indexed from 1 (value counts); NULL/'' when missing. */
+  fieldList(names: readonly string[], p: ParamSink): string;
+
+  // Functions.
+  md5Hex(x: string): string;
+  /** A 128-bit integer, so that arithmetic near the int64 ends does not overflow. */
+  wide(x: string): string;
+  intDiv(a: string, b: string): string;
+  toInt64(x: string): string;
+  /** `YYYY-MM-DDTHH:MM:SS` (UTC) of whole unix seconds. */
+  utcSeconds(secs: string): string;
+  lpad(x: string, n: number, c: string): string;
+  /** Case-insensitive substring (DESIGN §4 words and phrases) of the text `v`; the needle is bound through `p`. */
+  containsCi(v: string, needle: string, p: ParamSink): string;
+  /** Partial RE2 match. */
+  regexpMatch(v: string, re: string): string;
+  /** Whole-value RE2 match (Prometheus selector semantics). */
+  regexpFullMatch(v: string, re: string): string;
+  /** The first capture group of the first match, '' when none. */
+  regexpGroup1(v: string, re: string): string;
+  startsWith(v: string, prefix: string): string;
+  /** The text as a DOUBLE, NULL when it is not a number. */
+  tryDouble(x: string): string;
+  text(x: string): string;
+  strlen(x: string): string;
+  countIf(cond: string): string;
+  /** min/max that give NULL over no rows (ClickHouse's plain ones give the type's default). */
+  minOrNull(x: string): string;
+  maxOrNull(x: string): string;
+  /** The value at 1-based `index` of the ascending non-NULL values of `num` in the group; NULL over none. */
+  sortedAt(num: string, index: string): string;
+  /** Bits of the GROUPING SETS columns not grouped in this row (the first column's is the highest). */
+  groupingId(cols: readonly string[]): string;
+  /** `WITH name AS (sql)`, inlined where the engine allows it. */
+  cte(name: string, sql: string): string;
+}
