@@ -74,8 +74,11 @@ export async function openClickhouseTarget(target: string, dataDir: string): Pro
 
 /** A ClickHouse server (or anything speaking its HTTP interface) at `url`; the database is the URL's path or default. */
 export async function openHttpStore(url: string, writerId: string): Promise<ClickhouseTelemetryStore> {
-  const database = decodeURIComponent(new URL(url).pathname.slice(1)) || 'default';
-  const admin = createClient({ url, database: 'default' });
+  const parsed = new URL(url);
+  const database = decodeURIComponent(parsed.pathname.slice(1)) || 'default';
+  // The client takes the database from the URL's path; the database is created from `default` first.
+  parsed.pathname = '/';
+  const admin = createClient({ url: parsed.toString(), database: 'default' });
   try {
     await admin.command({ query: `CREATE DATABASE IF NOT EXISTS ${quoteIdent(database)}` });
   } finally {
