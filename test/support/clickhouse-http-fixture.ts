@@ -53,7 +53,7 @@ function ident(name: string): string {
 }
 
 async function body(req: IncomingMessage): Promise<string> {
-  const enc = String(req.headers['content-encoding'] ?? '').toLowerCase();
+  const enc = (req.headers['content-encoding'] ?? '').toLowerCase();
   const source: Readable = enc === 'gzip' ? req.pipe(createGunzip()) : enc === 'deflate' ? req.pipe(createInflate()) : req;
   const chunks: Buffer[] = [];
   for await (const c of source) chunks.push(c as Buffer);
