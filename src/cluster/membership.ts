@@ -30,7 +30,7 @@ export class Membership {
   private failing = false;
   private announced = 0;
 
-  constructor(private readonly store: ClusterStore, readonly role: ProcessRole, private readonly options: MembershipOptions) {
+  constructor(private readonly store: Pick<ClusterStore, 'heartbeat' | 'leaveCluster'>, readonly role: ProcessRole, private readonly options: MembershipOptions) {
     this.everyMs = options.everyMs ?? HEARTBEAT_EVERY_MS;
     this.liveWithinMs = options.liveWithinMs ?? LIVE_WITHIN_MS;
   }
