@@ -6,6 +6,7 @@
 import type { ClusterStore } from '../stores/control/cluster-records.js';
 import type { EffectivePlan } from '../limits/plans.js';
 import { checkCeiling } from '../limits/gates.js';
+import { orUnavailable } from '../limits/store-outage.js';
 import type { SharedTailSlots } from '../query/tail-api.js';
 import type { Membership } from './membership.js';
 
@@ -16,7 +17,7 @@ export class StoreTailSlots implements SharedTailSlots {
 
   async take(accountId: string, plan: EffectivePlan): Promise<() => void> {
     const limit = plan.ceilings.liveTail;
-    const opened = await this.store.openTailSession(accountId, this.membership.processId, limit, this.membership.liveWithinMs);
+    const opened = await orUnavailable(this.store.openTailSession(accountId, this.membership.processId, limit, this.membership.liveWithinMs));
     if (!opened.ok) {
       checkCeiling(plan, 'liveTail', opened.open); // at the ceiling: throws 403 "Live-tail session limit reached (<n>)"
       throw new Error(`live tail: refused below the ceiling (${opened.open} of ${limit})`);

@@ -5,6 +5,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ManualClock, utcDay } from '../clock.js';
 import type { ByteReservation, ClusterStore } from '../stores/control/cluster-records.js';
+import { ControlStoreUnavailableError } from '../stores/control/control-store.js';
+import { ServiceError } from '../errors.js';
 import { effectivePlan } from './plans.js';
 import { SharedDailyVolume } from './shared-daily-volume.js';
 
@@ -86,4 +88,11 @@ void test('commit keeps the bytes; a settled reservation is not released twice; 
   const refused = await v.reserve(expired, 'acc', 1);
   assert.ok(!refused.ok && /trial expired/.test(refused.error.detail));
   assert.equal(store.totals.get(`acc/${utcDay(T0)}`), 100);
+});
+
+void test('an unreachable control store refuses with the transient 503, never admits past an unseen cap', async () => {
+  const store = new TotalsStore();
+  store.reserveDailyBytes = () => Promise.reject(new ControlStoreUnavailableError(new Error('ECONNREFUSED')));
+  const v = new SharedDailyVolume(store, new ManualClock(T0), quiet);
+  await assert.rejects(v.reserve(plan, 'acc', 1), (e: unknown) => e instanceof ServiceError && e.status === 503 && /uthentication/.test(e.detail));
 });

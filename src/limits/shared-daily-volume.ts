@@ -13,6 +13,7 @@ import { errors } from '../errors.js';
 import type { ClusterStore } from '../stores/control/cluster-records.js';
 import type { Reservation, ReserveResult } from './daily-volume.js';
 import { ceilingBytes, type Plan } from './plans.js';
+import { orUnavailable } from './store-outage.js';
 
 type VolumeStore = Pick<ClusterStore, 'dailyBytes' | 'reserveDailyBytes' | 'releaseDailyBytes'>;
 
@@ -37,7 +38,7 @@ export class SharedDailyVolume {
     const day = this.today();
     const seen = day === this.knownDay ? this.known.get(accountId) : undefined;
     if (seen !== undefined) return seen;
-    const total = await this.store.dailyBytes(accountId, day);
+    const total = await orUnavailable(this.store.dailyBytes(accountId, day));
     this.remember(accountId, day, total);
     return total;
   }
@@ -47,7 +48,7 @@ export class SharedDailyVolume {
     if (plan.ingestBlocked) return { ok: false, error: errors.trialExpired() };
     const day = this.today();
     const cap = ceilingBytes(plan);
-    const r = await this.store.reserveDailyBytes(accountId, day, bytes, cap);
+    const r = await orUnavailable(this.store.reserveDailyBytes(accountId, day, bytes, cap));
     this.remember(accountId, day, r.totalBytes);
     if (!r.ok) return { ok: false, error: errors.dailyVolume(r.totalBytes, cap) };
     const reservation: Reservation = Object.freeze({ accountId, day, bytes });

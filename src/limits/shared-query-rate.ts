@@ -6,6 +6,7 @@
 import type { Clock } from '../clock.js';
 import type { ClusterStore } from '../stores/control/cluster-records.js';
 import { QUERY_WINDOW_MS, ZERO_LIMIT_RETRY_SECONDS, type QueryRateDecision } from './query-rate.js';
+import { orUnavailable } from './store-outage.js';
 
 export class SharedQueryRate {
   constructor(private readonly store: Pick<ClusterStore, 'admitQuery'>, private readonly clock: Clock) {}
@@ -15,7 +16,7 @@ export class SharedQueryRate {
     const limit = perMinute > 0 ? Math.floor(perMinute) : 0;
     if (limit === 0) return { ok: false, retryAfter: ZERO_LIMIT_RETRY_SECONDS };
     const now = this.clock.now();
-    const r = await this.store.admitQuery(tenantId, now, limit, QUERY_WINDOW_MS);
+    const r = await orUnavailable(this.store.admitQuery(tenantId, now, limit, QUERY_WINDOW_MS));
     if (r.ok) return r;
     return { ok: false, retryAfter: Math.max(1, Math.ceil((r.oldestMs + QUERY_WINDOW_MS - now) / 1000)) };
   }
