@@ -59,7 +59,6 @@ async function timed(svc: RunningService, tenantId: string, key: string, query: 
 async function measure(backend: Backend, bodies: { body: Buffer; entries: number }[]): Promise<Figures> {
   const svc = await startService({ env: { SIGHTLINE_PLATFORM_RATE: '100000000', ...backend.env } });
   let rawBytes = 0;
-  let entries = 0;
   try {
     const acct = await newAccount(svc, { tier: 'custom' });
     await admin(svc, 'PATCH', `/admin/v1/accounts/${acct.accountId}`, { limits: { ingest_rate: 100_000_000, daily_included_bytes: 1e15 } });
@@ -70,7 +69,7 @@ async function measure(backend: Backend, bodies: { body: Buffer; entries: number
     const run = await runLoad({ url, headers, bodies, connections: CONNECTIONS, seconds: SECONDS });
     const drainS = await waitForDrain(svc);
     rawBytes = warm.bytes + run.bytes;
-    entries = warm.entries + run.entries;
+    const entries = warm.entries + run.entries;
 
     const needle = `needle${randomBytes(6).toString('hex')}`;
     const one = JSON.stringify({ _msg: `lookup failed for ${needle} after retry`, service: 'checkout-1', level: 'error' }) + '\n';
