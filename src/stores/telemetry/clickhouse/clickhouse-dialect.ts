@@ -33,6 +33,9 @@ function decodeValue(text: string): unknown {
   }
 }
 
+/** The int64 floor as an Int64 (a bare -9223372036854775808 is one too, but say so). */
+const INT64_MIN = 'toInt64(-9223372036854775808)';
+
 export const CLICKHOUSE_DIALECT: SqlDialect = {
   name: 'clickhouse',
   placeholder: (n, v) => `{p${n}:${chType(v)}}`,
@@ -58,12 +61,15 @@ export const CLICKHOUSE_DIALECT: SqlDialect = {
   fieldList: (names, p) => `[${names.map((k) => `fields[${p.add(k)}]`).join(', ')}]`,
 
   md5Hex: (x) => `lower(hex(MD5(${x})))`,
-  wide: (x) => `toInt128(${x})`,
-  intDiv: (a, b) => `intDiv(${a}, ${b})`,
   toInt64: (x) => `toInt64(${x})`,
-  // DateTime64(0) spans 1900–2299 and clamps outside; the int64 ns range is 1677–2262.
-  utcSeconds: (secs) => `formatDateTime(toDateTime64(${secs}, 0, 'UTC'), '%Y-%m-%dT%H:%i:%S', 'UTC')`,
-  lpad: (x, n, c) => `leftPad(${x}, ${n}, '${c}')`,
+  // Int64 arithmetic that cannot overflow, not Int128: the engine's JIT (compile_expressions, on by default) gives
+  // wrong Int128 results once an expression has run a few times (seen on 26.7: every hits bucket at 2262).
+  rfc3339Ns: (ns) => `(formatDateTime(toDateTime64(intDiv(${ns}, 1000000000) - (modulo(${ns}, 1000000000) < 0), 0, 'UTC'), ` +
+    `'%Y-%m-%dT%H:%i:%S', 'UTC') || '.' || leftPad(toString(positiveModulo(${ns}, 1000000000)), 9, '0') || 'Z')`,
+  bucketNs(ns, step, offset) {
+    const into = `positiveModulo(${offset === undefined ? ns : `${ns} - ${offset}`}, ${step})`;
+    return `if(${ns} < ${INT64_MIN} + ${into}, ${INT64_MIN}, ${ns} - ${into})`;
+  },
   containsCi(v, needle, p) {
     // An ASCII needle: lowerUTF8(v) LIKE '%needle%' is the same match and, on msg, the one the n-gram index
     // (logs-schema.ts msg_ngrams) can skip granules for. Other needles: lowerUTF8 and JS toLowerCase may disagree.

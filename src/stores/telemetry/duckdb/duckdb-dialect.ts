@@ -7,6 +7,9 @@ export function jsonPointer(key: string): string {
   return '/' + key.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
 export const DUCKDB_DIALECT: SqlDialect = {
   name: 'duckdb',
   // Integers and numbers are typed, so arithmetic on them stays BIGINT / DOUBLE.
@@ -30,11 +33,20 @@ export const DUCKDB_DIALECT: SqlDialect = {
   fieldList: (names, p) => `json_extract_string(fields, [${names.map((k) => p.add(jsonPointer(k))).join(', ')}])`,
 
   md5Hex: (x) => `md5(${x})`,
-  wide: (x) => `CAST(${x} AS HUGEINT)`,
-  intDiv: (a, b) => `(${a}) // ${b}`,
   toInt64: (x) => `CAST(${x} AS BIGINT)`,
-  utcSeconds: (secs) => `strftime(make_timestamp(${secs} * 1000000), '%Y-%m-%dT%H:%M:%S')`,
-  lpad: (x, n, c) => `lpad(${x}, ${n}, '${c}')`,
+  // The fraction is taken modulo so that pre-1970 times floor; HUGEINT because at the int64 ends BIGINT overflows.
+  rfc3339Ns(ns) {
+    const wide = `CAST(${ns} AS HUGEINT)`;
+    const frac = `((${wide} % 1000000000 + 1000000000) % 1000000000)`;
+    return `(strftime(make_timestamp(CAST((${wide} - ${frac}) // 1000 AS BIGINT)), '%Y-%m-%dT%H:%M:%S') || '.' || ` +
+      `lpad(CAST(${frac} AS VARCHAR), 9, '0') || 'Z')`;
+  },
+  bucketNs(ns, step, offset) {
+    const wide = `CAST(${ns} AS HUGEINT)`;
+    const from = offset === undefined ? wide : `(${wide} - ${offset})`;
+    const start = `${wide} - ((${from} % ${step}) + ${step}) % ${step}`;
+    return `CAST(least(greatest(${start}, ${INT64_MIN}), ${INT64_MAX}) AS BIGINT)`;
+  },
   // contains() has no wildcards to escape.
   containsCi: (v, needle, p) => `contains(lower(${v}), lower(${p.add(needle)}))`,
   regexpMatch: (v, re) => `regexp_matches(${v}, ${re})`,

@@ -47,13 +47,17 @@ export interface SqlDialect {
 
   // Functions.
   md5Hex(x: string): string;
-  /** A 128-bit integer, so that arithmetic near the int64 ends does not overflow. */
-  wide(x: string): string;
-  intDiv(a: string, b: string): string;
   toInt64(x: string): string;
-  /** `YYYY-MM-DDTHH:MM:SS` (UTC) of whole unix seconds. */
-  utcSeconds(secs: string): string;
-  lpad(x: string, n: number, c: string): string;
+  /**
+   * RFC 3339 with 9-digit ns, UTC, as nsToRfc3339() writes it, of an int64 unix-ns expression: floored before 1970,
+   * and without overflow at the int64 ends (where the stores clamp wild times).
+   */
+  rfc3339Ns(ns: string): string;
+  /**
+   * The start of the `step`-long bucket holding `ns`, aligned to the epoch plus `offset` (when given), floored (also
+   * before 1970), clamped to int64 at its ends.
+   */
+  bucketNs(ns: string, step: string, offset?: string): string;
   /** Case-insensitive substring (DESIGN §4 words and phrases) of the text `v`; the needle is bound through `p`. */
   containsCi(v: string, needle: string, p: ParamSink): string;
   /** Partial RE2 match. */

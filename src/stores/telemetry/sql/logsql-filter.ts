@@ -35,28 +35,6 @@ export function streamIdSql(d: SqlDialect): string {
   return d.md5Hex(streamSql(d));
 }
 
-/**
- * RFC 3339 with 9-digit ns, UTC, as nsToRfc3339() writes it. The fraction is taken modulo so that pre-1970 times
- * floor; 128-bit because the stores clamp wild times to the int64 ends, where int64 arithmetic overflows.
- */
-export function rfc3339Sql(d: SqlDialect, ns: string): string {
-  const wide = d.wide(ns);
-  const frac = `((${wide} % 1000000000 + 1000000000) % 1000000000)`;
-  return `(${d.utcSeconds(d.toInt64(d.intDiv(`${wide} - ${frac}`, '1000000000')))} || '.' || ` +
-    `${d.lpad(d.text(frac), 9, '0')} || 'Z')`;
-}
-
-/**
- * The start of the `step`-long bucket holding `ns`, aligned to the epoch (plus `offset`, when given), floored (also
- * before 1970 and at int64's ends).
- */
-export function bucketSql(d: SqlDialect, ns: string, step: string, offset?: string): string {
-  const wide = d.wide(ns);
-  const from = offset === undefined ? wide : `(${wide} - ${offset})`;
-  const start = `${wide} - ((${from} % ${step}) + ${step}) % ${step}`;
-  return d.toInt64(`least(greatest(${start}, ${INT64_MIN}), ${INT64_MAX})`);
-}
-
 /** A field of a `logs` row, by its LogsQL name (logsql-ast.ts FIXED_FIELDS; anything else is a key of `fields`). */
 export function logsField(name: string, p: SqlParams): FieldSql {
   const d = p.dialect;
@@ -64,7 +42,7 @@ export function logsField(name: string, p: SqlParams): FieldSql {
     case '_msg':
       return { text: 'msg' };
     case '_time':
-      return { text: rfc3339Sql(d, 'time_ns'), ns: 'time_ns' };
+      return { text: d.rfc3339Ns('time_ns'), ns: 'time_ns' };
     case '_stream':
       return { text: streamSql(d) };
     case '_stream_id':

@@ -4,7 +4,7 @@
 import type { Pipe, StatsFunc, StatsGroup } from '../../../model/logsql-ast.js';
 import type { SqlDialect } from './dialect.js';
 import { canonicalField } from '../../../model/logsql-ast.js';
-import { bucketSql, EMPTY_FIELD, logsField, rfc3339Sql, type FieldSql } from './logsql-filter.js';
+import { EMPTY_FIELD, logsField, type FieldSql } from './logsql-filter.js';
 import type { SqlParams } from './params.js';
 
 export interface StatsColumn {
@@ -136,7 +136,7 @@ function statsRelation(rel: Relation, by: StatsGroup[], funcs: StatsFunc[], p: S
 function groupSql(f: FieldSql, g: StatsGroup, p: SqlParams): string {
   if (g.bucketNs === undefined || f.ns === undefined) return f.text;
   const offset = g.offsetNs === undefined ? undefined : p.add(g.offsetNs);
-  return rfc3339Sql(p.dialect, bucketSql(p.dialect, f.ns, p.add(g.bucketNs), offset));
+  return p.dialect.rfc3339Ns(p.dialect.bucketNs(f.ns, p.add(g.bucketNs), offset));
 }
 
 /** A DOUBLE as VictoriaLogs prints it: integers without `.0`. NULL stays NULL. */
@@ -166,7 +166,7 @@ function aggregateSql(rel: Relation, f: StatsFunc, p: SqlParams): string {
     case 'min':
     case 'max': {
       const agg = (x: string): string => (f.fn === 'min' ? d.minOrNull(x) : d.maxOrNull(x));
-      if (ref.ns !== undefined) return `coalesce(${rfc3339Sql(d, agg(ref.ns))}, '')`;
+      if (ref.ns !== undefined) return `coalesce(${d.rfc3339Ns(agg(ref.ns))}, '')`;
       return `coalesce(${numberText(d, agg(d.tryDouble(v)))}, ${agg(`nullif(${v}, '')`)}, '')`;
     }
     case 'quantile':

@@ -5,7 +5,7 @@ import { FIXED_FIELDS, canonicalField, type LogsqlQuery } from '../../../model/l
 import { nsToRfc3339 } from '../../../model/time.js';
 import type { HitsSeries, LogRow, TimeRange, ValueHits } from '../telemetry-store.js';
 import type { SqlDb } from './dialect.js';
-import { bucketSql, logsBaseSql, streamSql } from './logsql-filter.js';
+import { logsBaseSql, streamSql } from './logsql-filter.js';
 import {
   applyPipes, isVisible, logsRelation, orderBySql, relationField, type LogsRelation, type Relation, type StatsRelation,
 } from './logsql-pipes.js';
@@ -84,7 +84,7 @@ export async function logHits(
   if (stepNs <= 0n) throw new RangeError('logHits: stepNs must be positive');
   const p = new SqlParams(db.dialect, tenantId);
   const base = logsBaseSql(q.filter, range, p);
-  const sql = `SELECT b, count(*) AS hits FROM (SELECT ${bucketSql(db.dialect, 'time_ns', p.add(stepNs))} AS b ` +
+  const sql = `SELECT b, count(*) AS hits FROM (SELECT ${db.dialect.bucketNs('time_ns', p.add(stepNs))} AS b ` +
     `FROM (${base}) AS l) AS t GROUP BY b ORDER BY b`;
   const rows = await db.all(...p.finish(sql));
   if (rows.length === 0) return [];
