@@ -120,4 +120,21 @@ void describe('clickhouse store', () => {
       await s.close();
     }
   });
+
+  void test('store.write throughput (figure only): one JSONEachRow insert per table per write', async (t) => {
+    const s = await fresh();
+    try {
+      const fields = { 'http.method': 'GET', 'http.status': 200, host: 'web-1', 'k8s.pod': 'pod-abc' };
+      let best = 0;
+      for (let k = 0; k < 3; k++) {
+        const rows = Array.from({ length: 20_000 }, (_, i) => log({ timeNs: BigInt(k * 20_000 + i), msg: `GET /api/v1/users/${i} 200 12ms`, fields }));
+        const t0 = performance.now();
+        await s.write([logsBatch('t1', rows)], BigInt(k + 1));
+        best = Math.max(best, 20_000 / ((performance.now() - t0) / 1000));
+      }
+      t.diagnostic(`clickhouse store.write: ${Math.round(best)} log rows/s (20k-row batches, chdb in-process)`);
+    } finally {
+      await s.close();
+    }
+  });
 });

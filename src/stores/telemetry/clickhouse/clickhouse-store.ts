@@ -15,6 +15,8 @@ import type { ChExecutor } from './executor.js';
 import { WalCheckpoint, type TableRows } from './exactly-once.js';
 import { migrate } from './migrate.js';
 import { deleteOlderThan, type RetentionTarget } from './retention.js';
+import * as logs from './logs-reads.js';
+import { LOGS_MIGRATIONS, LOGS_RETENTION, logRowOf } from './logs-schema.js';
 import { getReplay, listReplays, replayRows } from './replay.js';
 import { STORE_MIGRATIONS } from './schema.js';
 import { ClickhouseSeriesSource, metricRows } from './series-source.js';
@@ -35,6 +37,7 @@ export interface ClickhouseTelemetryStore extends TelemetryStore {
 }
 
 const RETENTION: readonly RetentionTarget[] = [
+  LOGS_RETENTION,
   { table: 'spans', column: 'start_ns', unit: 'ns', counted: true },
   { table: 'replay_chunks', column: 'end_ns', unit: 'ns', counted: true },
   { table: 'samples', column: 'ts', unit: 'ms', counted: true },
@@ -43,24 +46,20 @@ const RETENTION: readonly RetentionTarget[] = [
 
 /** Runs the migrations and opens the store. */
 export async function openClickhouseStore(opts: ClickhouseStoreOptions): Promise<ClickhouseTelemetryStore> {
-  await migrate(opts.exec, STORE_MIGRATIONS);
+  await migrate(opts.exec, [...STORE_MIGRATIONS, ...LOGS_MIGRATIONS]);
   return new ClickhouseStore(opts);
 }
 
 function rowsOf(batches: readonly TenantBatch[]): TableRows[] {
-  if (batches.some((b) => b.batch.logs.length > 0)) throw new Error('clickhouse-store: logs are not yet stored on ClickHouse (logs-schema.ts)');
   const metrics = metricRows(batches);
   return [
+    { table: 'logs', rows: batches.flatMap(({ tenantId, format, batch }) => batch.logs.map((e) => logRowOf(tenantId, e, format))) },
     { table: 'spans', rows: spanRows(batches) },
     { table: 'replay_chunks', rows: replayRows(batches) },
     { table: 'series', rows: metrics.series },
     { table: 'samples', rows: metrics.samples },
     { table: 'metric_metadata', rows: metrics.metadata },
   ].filter((t) => t.rows.length > 0);
-}
-
-function notYet(what: string): Promise<never> {
-  return Promise.reject(new Error(`clickhouse-store: ${what} is not yet available on ClickHouse (the LogsQL compiler's ClickHouse dialect, issue 11 item 2)`));
 }
 
 class ClickhouseStore implements ClickhouseTelemetryStore {
@@ -93,36 +92,36 @@ class ClickhouseStore implements ClickhouseTelemetryStore {
     return this.checkpoint.position();
   }
 
-  searchLogs(_tenantId: string, _query: LogsqlQuery, _range: TimeRange, _limit: number): Promise<LogRow[]> {
-    return notYet('searchLogs');
+  searchLogs(tenantId: string, query: LogsqlQuery, range: TimeRange, limit: number): Promise<LogRow[]> {
+    return logs.searchLogs(this.exec, tenantId, query, range, limit);
   }
 
-  logHits(_tenantId: string, _query: LogsqlQuery, _range: TimeRange, _stepNs: bigint): Promise<HitsSeries[]> {
-    return notYet('logHits');
+  logHits(tenantId: string, query: LogsqlQuery, range: TimeRange, stepNs: bigint): Promise<HitsSeries[]> {
+    return logs.logHits(this.exec, tenantId, query, range, stepNs);
   }
 
-  logFieldNames(_tenantId: string, _query: LogsqlQuery, _range: TimeRange): Promise<ValueHits[]> {
-    return notYet('logFieldNames');
+  logFieldNames(tenantId: string, query: LogsqlQuery, range: TimeRange): Promise<ValueHits[]> {
+    return logs.logFieldNames(this.exec, tenantId, query, range);
   }
 
-  logFieldValues(_tenantId: string, _query: LogsqlQuery, _range: TimeRange, _field: string, _limit: number): Promise<ValueHits[]> {
-    return notYet('logFieldValues');
+  logFieldValues(tenantId: string, query: LogsqlQuery, range: TimeRange, field: string, limit: number): Promise<ValueHits[]> {
+    return logs.logFieldValues(this.exec, tenantId, query, range, field, limit);
   }
 
-  logFacets(_tenantId: string, _query: LogsqlQuery, _range: TimeRange, _opts: FacetsOptions): Promise<Facet[]> {
-    return notYet('logFacets');
+  logFacets(tenantId: string, query: LogsqlQuery, range: TimeRange, opts: FacetsOptions): Promise<Facet[]> {
+    return logs.logFacets(this.exec, tenantId, query, range, opts);
   }
 
-  logStreamFieldNames(_tenantId: string, _query: LogsqlQuery, _range: TimeRange): Promise<ValueHits[]> {
-    return notYet('logStreamFieldNames');
+  logStreamFieldNames(tenantId: string, query: LogsqlQuery, range: TimeRange): Promise<ValueHits[]> {
+    return logs.logStreamFieldNames(this.exec, tenantId, query, range);
   }
 
-  logStreamFieldValues(_tenantId: string, _query: LogsqlQuery, _range: TimeRange, _field: string, _limit: number): Promise<ValueHits[]> {
-    return notYet('logStreamFieldValues');
+  logStreamFieldValues(tenantId: string, query: LogsqlQuery, range: TimeRange, field: string, limit: number): Promise<ValueHits[]> {
+    return logs.logStreamFieldValues(this.exec, tenantId, query, range, field, limit);
   }
 
-  logValueCounts(_tenantId: string, _query: LogsqlQuery, _req: ValueCountsRequest): Promise<ValueCounts> {
-    return notYet('logValueCounts');
+  logValueCounts(tenantId: string, query: LogsqlQuery, req: ValueCountsRequest): Promise<ValueCounts> {
+    return logs.logValueCounts(this.exec, tenantId, query, req);
   }
 
   getTrace(tenantId: string, traceId: string): Promise<Span[]> {
@@ -153,7 +152,8 @@ class ClickhouseStore implements ClickhouseTelemetryStore {
     switch (what.signal) {
       case 'logs':
       case 'rum':
-        return notYet(`oldestData of ${what.signal}`);
+        // The query's filter only: a detector's min_history asks about the data, not a pipeline's output.
+        return nsToMs(await logs.oldestLogs(this.exec, tenantId, what.query?.filter ?? { kind: 'all' }, what.signal === 'rum'));
       case 'traces':
         return nsToMs(await oldestSpanNs(this.exec, tenantId));
       case 'metrics': {
