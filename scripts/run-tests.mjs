@@ -16,5 +16,6 @@ function walk(dir, out) {
 }
 const files = walk('dist', []).sort();
 if (files.length === 0) { console.error('no test files found under dist/'); process.exit(1); }
-const r = spawnSync(process.execPath, ['--test', '--test-concurrency=2', '--test-reporter=spec', ...files], { stdio: 'inherit' });
+// ClickHouse (chdb) renders DateTime in the host zone; the tests pin UTC so no answer depends on where they run.
+const r = spawnSync(process.execPath, ['--test', '--test-concurrency=2', '--test-reporter=spec', ...files], { stdio: 'inherit', env: { ...process.env, TZ: 'UTC' } });
 process.exit(r.status ?? 1);
