@@ -2,13 +2,17 @@
 // store, side by side in one run (issue 11 item 7) — DuckDB (the default) and ClickHouse's engine in-process
 // (`SIGHTLINE_TELEMETRY_DB=chdb:clickhouse`, when the chdb package is installed). Per backend: the acked rate, the
 // rate counted until the backlog is in the store, a needle search and `stats by (service) count()` over everything
-// stored (median of 5), and bytes on disk per raw NDJSON byte after a clean stop. Figures only: nothing here passes
-// or fails on a time (STYLE.md).
+// stored (median of 5), and bytes on disk per raw NDJSON byte after a clean stop. The entries are realistic and
+// mostly unique (issue 12 item 3: services, pods, hosts, versions and levels that repeat, templated messages, unique
+// trace, span and request ids), from the RCA incident generator's quiet traffic, and far more bodies than one run
+// sends, so the storage figure is not flattered by the same rows stored again. Figures only: nothing here passes or
+// fails on a time (STYLE.md).
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { admin, call, newAccount, startService, type RunningService } from '../test/support/service.js';
-import { ndjsonBodies, percentile, runLoad } from './load.js';
+import { percentile, runLoad } from './load.js';
+import { incidentLogs } from '../src/ai/testing/log-incidents.js';
 import { waitForDrain } from './drain.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
@@ -96,6 +100,31 @@ async function measure(backend: Backend, bodies: { body: Buffer; entries: number
 
 const measured = new Map<string, number>();
 
+/** `count` NDJSON bodies of about `bytes` each, from the generator's ordinary traffic over the last hour. */
+function realisticBodies(count: number, bytes: number): { body: Buffer; entries: number }[] {
+  const out: { body: Buffer; entries: number }[] = [];
+  let lines: string[] = [];
+  let size = 0;
+  const spec = { kind: 'none' as const, seed: 20261124, incidentStartMs: Date.now() - 30 * 60_000, windowMs: 30 * 60_000, eventsPerWindow: Math.ceil((count * bytes) / 600) };
+  for (const chunk of incidentLogs(spec, 20_000)) {
+    for (const e of chunk) {
+      const line = JSON.stringify({
+        _time: new Date(Number(e.timeNs / 1_000_000n)).toISOString(), _msg: e.msg, service: e.service, level: e.severity,
+        trace_id: e.traceId, span_id: e.spanId, ...e.fields,
+      });
+      lines.push(line);
+      size += line.length + 1;
+      if (size >= bytes) {
+        out.push({ body: Buffer.from(lines.join('\n') + '\n'), entries: lines.length });
+        if (out.length === count) return out;
+        lines = [];
+        size = 0;
+      }
+    }
+  }
+  return out;
+}
+
 async function chdbInstalled(): Promise<boolean> {
   try {
     await import('chdb/connection');
@@ -106,12 +135,13 @@ async function chdbInstalled(): Promise<boolean> {
 }
 
 async function main(): Promise<void> {
-  const bodies = ndjsonBodies(24, 500_000, 2_000_000);
+  const bodies = realisticBodies(Number(process.env.BENCH_BODIES ?? 240), 1_000_000);
   const backends: Backend[] = [{ name: 'DuckDB (default)', env: {}, paths: ['telemetry.duckdb', 'telemetry.duckdb.wal'] }];
   if (await chdbInstalled()) backends.push({ name: 'ClickHouse (chdb, in-process)', env: { SIGHTLINE_TELEMETRY_DB: 'chdb:clickhouse' }, paths: ['clickhouse'] });
   else console.log('chdb is not installed (npm i chdb): ClickHouse is left out');
-  console.log(`backends: the same ~${Math.round(bodies.reduce((n, b) => n + b.body.length, 0) / bodies.reduce((n, b) => n + b.entries, 0))}-byte NDJSON entries, ` +
-    `${CONNECTIONS} connections, ${SECONDS} s per run`);
+  const total = bodies.reduce((n, b) => n + b.entries, 0);
+  console.log(`backends: ${bodies.length} bodies of ~1 MB, ${total.toLocaleString('en')} distinct realistic entries of ` +
+    `~${Math.round(bodies.reduce((n, b) => n + b.body.length, 0) / total)} bytes, ${CONNECTIONS} connections, ${SECONDS} s per run`);
   const rows: [string, Figures][] = [];
   for (const b of backends) rows.push([b.name, await measure(b, bodies)]);
   const cell = (s: string) => s.padStart(16);
