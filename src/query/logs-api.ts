@@ -5,10 +5,18 @@ import type { TelemetryStore, TimeRange } from '../stores/telemetry/telemetry-st
 import { compileLogsql } from './logsql-request.js';
 import { errors } from '../errors.js';
 import { guarded, type TenantGuardDeps } from './tenant-route.js';
+import { sendNdjsonStream } from './ndjson-stream.js';
 import { intParam, requestParams, timeParam, toJson } from './request-params.js';
 
 const BASE = '/api/v1/tenants/:tenant/select/logsql';
-const MAX_ROWS = 100_000;
+/** field_values' cap: a list of distinct values, answered in one JSON body. */
+const MAX_VALUES = 100_000;
+/**
+ * `select/logsql/query` without `limit` (DESIGN §4: "`limit` default 1000"). An explicit `limit` is honoured
+ * whatever its size, and `limit=0` returns every matching row, as VictoriaLogs treats 0 (issue 12 item 5): both are
+ * streamed with bounded memory, so no ceiling is needed and none drops rows silently.
+ */
+const DEFAULT_ROWS = 1000;
 
 export function registerLogsRoutes(router: Router, deps: TenantGuardDeps & { telemetry: TelemetryStore }): void {
   const parsed = async (ctx: Parameters<Parameters<typeof guarded>[3]>[0]) => {
@@ -25,11 +33,11 @@ export function registerLogsRoutes(router: Router, deps: TenantGuardDeps & { tel
 
   router.on(['GET', 'POST'], `${BASE}/query`, guarded(deps, 'read', true, async (ctx, grant) => {
     const { params, query, range } = await parsed(ctx);
-    const limit = intParam(params, 'limit', 1000, MAX_ROWS);
-    const rows = await deps.telemetry.searchLogs(grant.tenant.id, query, range, limit);
-    const text = rows.map((r) => toJson(r)).join('\n') + (rows.length > 0 ? '\n' : '');
-    ctx.res.writeHead(200, { 'Content-Type': 'application/stream+json; charset=utf-8', 'Content-Length': Buffer.byteLength(text) });
-    ctx.res.end(text);
+    const limit = intParam(params, 'limit', DEFAULT_ROWS, Number.MAX_SAFE_INTEGER);
+    const tenantId = grant.tenant.id;
+    const sent = await sendNdjsonStream(ctx.res,
+      (onChunk, signal) => deps.telemetry.streamLogs(tenantId, query, range, limit, onChunk, signal), deps.log);
+    if (sent.abandoned) deps.log(`select/logsql/query of ${tenantId}: the client left after ${sent.rows} rows; the query was stopped`);
   }));
 
   router.on(['GET', 'POST'], `${BASE}/hits`, guarded(deps, 'read', true, async (ctx, grant) => {
@@ -49,7 +57,7 @@ export function registerLogsRoutes(router: Router, deps: TenantGuardDeps & { tel
     const { params, query, range } = await parsed(ctx);
     const fieldName = params.get('field');
     if (!fieldName) throw errors.badRequest('field is required');
-    const limit = intParam(params, 'limit', 1000, MAX_ROWS);
+    const limit = intParam(params, 'limit', 1000, MAX_VALUES);
     const values = await deps.telemetry.logFieldValues(grant.tenant.id, query, range, fieldName, limit);
     sendJson(ctx.res, 200, { values });
   }));

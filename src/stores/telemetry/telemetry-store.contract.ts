@@ -14,6 +14,7 @@ import { nsToRfc3339 } from '../../model/time.js';
 import { detectorReadsContract } from './telemetry-store-detectors.contract.js';
 import { traceSampleContract } from './telemetry-store-trace-sample.contract.js';
 import { valueCountsContract } from './telemetry-store-value-counts.contract.js';
+import { streamContract } from './telemetry-store-stream.contract.js';
 
 /** Opens the store kept under `key` (a fresh temp directory per test); the same key reopens the same data. */
 export type OpenStore = (key: string) => Promise<TelemetryStore>;
@@ -285,6 +286,7 @@ export function telemetryStoreContract(name: string, open: OpenStore, peek: Peek
     detectorReadsContract(withStore);
     traceSampleContract(withStore);
     valueCountsContract(withStore);
+    streamContract(withStore);
 
     void test('a reopened store keeps its rows and position', async () => {
       const key = await mkdtemp(join(tmpdir(), 'sightline-store-'));

@@ -6,6 +6,9 @@ import type { Span } from '../../model/span.js';
 import type { LogsqlQuery } from '../../model/logsql-ast.js';
 import type { ReplayChunk } from '../../model/replay.js';
 import type { SeriesSource } from '../../model/series-source.js';
+import type { ChunkSink } from './sql/dialect.js';
+
+export type { ChunkSink } from './sql/dialect.js';
 
 export interface TimeRange {
   /** Inclusive, unix ns; absent = unbounded (DESIGN §4: without start/end a query covers all time). */
@@ -157,6 +160,15 @@ export interface TelemetryStore extends WalTarget {
   readonly metrics: SeriesSource;
 
   searchLogs(tenantId: string, query: LogsqlQuery, range: TimeRange, limit: number): Promise<LogRow[]>;
+  /**
+   * searchLogs without buffering (issue 12 item 5, DESIGN §4 `select/logsql/query`): the same rows in the same order,
+   * handed to `onChunk` a chunk at a time (STREAM_CHUNK_ROWS at most); the next chunk is read only once `onChunk`
+   * resolved, so memory stays bounded whatever the result's size. `onChunk` returning false, or `signal` aborting,
+   * stops the engine's query and resolves. limit <= 0: every row.
+   */
+  streamLogs(
+    tenantId: string, query: LogsqlQuery, range: TimeRange, limit: number, onChunk: ChunkSink<LogRow>, signal?: AbortSignal,
+  ): Promise<void>;
   logHits(tenantId: string, query: LogsqlQuery, range: TimeRange, stepNs: bigint): Promise<HitsSeries[]>;
   logFieldNames(tenantId: string, query: LogsqlQuery, range: TimeRange): Promise<ValueHits[]>;
   logFieldValues(tenantId: string, query: LogsqlQuery, range: TimeRange, field: string, limit: number): Promise<ValueHits[]>;

@@ -93,7 +93,7 @@ export const CLICKHOUSE_DIALECT: SqlDialect = {
 };
 
 /** The store's executor speaking ClickHouse: positional parameters become p1, p2, … (the placeholders' names). */
-export function onClickhouse(exec: ChExecutor): SqlDb {
+export function onClickhouse(exec: Pick<ChExecutor, 'query'>): SqlDb {
   return {
     dialect: CLICKHOUSE_DIALECT,
     all: (sql, params) => exec.query(sql, Object.fromEntries(params.map((v, i) => [`p${i + 1}`, v]))),

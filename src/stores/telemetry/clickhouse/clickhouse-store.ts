@@ -12,6 +12,7 @@ import type {
   TimeRange, TraceFilter, TraceSampleFilter, TraceSummary, ValueCounts, ValueCountsRequest, ValueHits,
 } from '../telemetry-store.js';
 import type { ChExecutor } from './executor.js';
+import type { ChunkSink } from '../sql/dialect.js';
 import { WalCheckpoint, type TableRows } from './exactly-once.js';
 import { migrate } from './migrate.js';
 import { deleteOlderThan, type RetentionTarget } from './retention.js';
@@ -74,6 +75,7 @@ class ClickhouseStore implements ClickhouseTelemetryStore {
     // Every call refuses once closed, as the DuckDB store does.
     this.exec = {
       query: (sql, params) => this.open(() => exec.query(sql, params)),
+      stream: (sql, params, onChunk, signal) => this.open(() => exec.stream(sql, params, onChunk, signal)),
       command: (sql, params) => this.open(() => exec.command(sql, params)),
       insert: (table, rows, o) => this.open(() => exec.insert(table, rows, o)),
     };
@@ -94,6 +96,12 @@ class ClickhouseStore implements ClickhouseTelemetryStore {
 
   searchLogs(tenantId: string, query: LogsqlQuery, range: TimeRange, limit: number): Promise<LogRow[]> {
     return logs.searchLogs(this.exec, tenantId, query, range, limit);
+  }
+
+  streamLogs(
+    tenantId: string, query: LogsqlQuery, range: TimeRange, limit: number, onChunk: ChunkSink<LogRow>, signal?: AbortSignal,
+  ): Promise<void> {
+    return logs.streamLogs(this.exec, tenantId, query, range, limit, onChunk, signal);
   }
 
   logHits(tenantId: string, query: LogsqlQuery, range: TimeRange, stepNs: bigint): Promise<HitsSeries[]> {

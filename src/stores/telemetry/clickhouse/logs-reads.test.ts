@@ -64,7 +64,9 @@ let client: ClickHouseClient;
 let duck: { instance: DuckDBInstance; c: DuckDBConnection };
 /** Every statement ClickHouse ran for the reads, with its parameters. */
 const statements: [string, ChParams][] = [];
-let ch: ChExecutor;
+/** The buffered reads go through `query` only (streamLogs is the store contract's, on the real executor). */
+type BufferedReads = Omit<ChExecutor, 'stream'>;
+let ch: BufferedReads;
 let chDb: SqlDb;
 let duckDb: SqlDb;
 

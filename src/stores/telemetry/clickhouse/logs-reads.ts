@@ -11,9 +11,19 @@ import { oldestLogNs } from '../sql/oldest-logs.js';
 import { logValueCounts as valueCounts } from '../sql/value-counts.js';
 import { onClickhouse } from './clickhouse-dialect.js';
 import type { ChExecutor } from './executor.js';
+import type { ChunkSink, SqlParam } from '../sql/dialect.js';
 
-export function searchLogs(exec: ChExecutor, tenantId: string, q: LogsqlQuery, range: TimeRange, limit: number): Promise<LogRow[]> {
+export function searchLogs(exec: Pick<ChExecutor, 'query'>, tenantId: string, q: LogsqlQuery, range: TimeRange, limit: number): Promise<LogRow[]> {
   return reads.searchLogs(onClickhouse(exec), tenantId, q, range, limit);
+}
+
+/** searchLogs streamed (issue 12 item 5): the same statement, its rows handed over a chunk at a time. */
+export function streamLogs(
+  exec: ChExecutor, tenantId: string, q: LogsqlQuery, range: TimeRange, limit: number, onChunk: ChunkSink<LogRow>, signal?: AbortSignal,
+): Promise<void> {
+  const db = { ...onClickhouse(exec), stream: (sql: string, params: SqlParam[], sink: ChunkSink<Record<string, unknown>>, s?: AbortSignal) =>
+    exec.stream(sql, Object.fromEntries(params.map((v, i) => [`p${i + 1}`, v])), sink, s) };
+  return reads.streamLogs(db, tenantId, q, range, limit, onChunk, signal);
 }
 
 export function logHits(exec: ChExecutor, tenantId: string, q: LogsqlQuery, range: TimeRange, stepNs: bigint): Promise<HitsSeries[]> {

@@ -11,8 +11,9 @@ import type {
   Facet, FacetsOptions, HitsSeries, LogRow, OldestDataQuery, ReplaySession, SpanDurationGroup, SpanFilter, TelemetryStore,
   TimeRange, TraceFilter, TraceSampleFilter, TraceSummary, ValueCounts, ValueCountsRequest, ValueHits,
 } from '../telemetry-store.js';
-import type { SqlDb, SqlExecutor, SqlParam } from '../sql/dialect.js';
-import { logFieldNames, logFieldValues, logHits, searchLogs } from '../sql/logsql-reads.js';
+import type { ChunkSink, SqlDb, SqlExecutor, SqlParam, SqlStreamer } from '../sql/dialect.js';
+import { logFieldNames, logFieldValues, logHits, searchLogs, streamLogs } from '../sql/logsql-reads.js';
+import { streamRows } from './stream-read.js';
 import { logFacets, logStreamFieldNames, logStreamFieldValues } from '../sql/logsql-facets.js';
 import { logValueCounts } from '../sql/value-counts.js';
 import { onDuckdb } from './duckdb-dialect.js';
@@ -94,6 +95,10 @@ class DuckdbStore implements DuckdbTelemetryStore {
   private closed = false;
   readonly reader: SqlExecutor = { all: (sql, params) => this.read(sql, params) };
   private readonly logsDb: SqlDb = onDuckdb(this.reader);
+  /** Aborts every open stream when the store closes; `streams` are the ones running, which close() waits out. */
+  private readonly closing = new AbortController();
+  private readonly streams = new Set<Promise<void>>();
+  private readonly streamDb: SqlDb & SqlStreamer = { ...this.logsDb, stream: (sql, params, onChunk, signal) => this.stream(sql, params, onChunk, signal) };
   readonly metrics: SeriesSource = new DuckdbSeriesSource(this.reader);
 
   constructor(private readonly instance: DuckDBInstance, private readonly writer: Lane, private readonly readers: Lane[]) {}
@@ -134,6 +139,12 @@ class DuckdbStore implements DuckdbTelemetryStore {
   // which refuses once closed.
   searchLogs(tenantId: string, query: LogsqlQuery, range: TimeRange, limit: number): Promise<LogRow[]> {
     return searchLogs(this.logsDb, tenantId, query, range, limit);
+  }
+
+  streamLogs(
+    tenantId: string, query: LogsqlQuery, range: TimeRange, limit: number, onChunk: ChunkSink<LogRow>, signal?: AbortSignal,
+  ): Promise<void> {
+    return streamLogs(this.streamDb, tenantId, query, range, limit, onChunk, signal);
   }
 
   logHits(tenantId: string, query: LogsqlQuery, range: TimeRange, stepNs: bigint): Promise<HitsSeries[]> {
@@ -241,6 +252,8 @@ class DuckdbStore implements DuckdbTelemetryStore {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.closing.abort();
+    await Promise.all([...this.streams].map((s) => s.catch(() => undefined)));
     // Wait out queued work, checkpoint so a reopen need not replay DuckDB's own WAL, then release the file.
     await this.writer.run((c) => c.run('CHECKPOINT')).catch(() => undefined);
     await Promise.all(this.readers.map((r) => r.run(() => Promise.resolve())));
@@ -252,6 +265,15 @@ class DuckdbStore implements DuckdbTelemetryStore {
     this.assertOpen();
     const lane = this.readers.reduce((a, b) => (b.pending < a.pending ? b : a));
     return lane.run(async (c) => (await c.runAndReadAll(sql, params)).getRowObjectsJS());
+  }
+
+  /** One streamed statement on a connection of its own (stream-read.ts), stopped early when the store closes. */
+  private stream(sql: string, params: SqlParam[], onChunk: ChunkSink<Record<string, unknown>>, signal?: AbortSignal): Promise<void> {
+    this.assertOpen();
+    const stop = signal ? AbortSignal.any([signal, this.closing.signal]) : this.closing.signal;
+    const running = streamRows(this.instance, sql, params, onChunk, stop);
+    this.streams.add(running);
+    return running.finally(() => this.streams.delete(running));
   }
 
   private assertOpen(): void {

@@ -5,6 +5,8 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { openDuckdbStore, type DuckdbTelemetryStore } from './duckdb-store.js';
 import type { TenantBatch } from '../../../model/batch.js';
 import { staleMarker } from '../../../model/metric.js';
+import type { LogsqlQuery } from '../../../model/logsql-ast.js';
+import type { LogRow, TimeRange } from '../telemetry-store.js';
 
 export interface CallMessage {
   id: number;
@@ -17,14 +19,37 @@ export type ReplyMessage =
   | { id: number; ok: true; value: unknown }
   | { id: number; ok: false; message: string };
 
+/**
+ * A streamed read crosses by pull (issue 12 item 5): the worker posts one ChunkMessage and reads no further until the
+ * request thread answers with a PullMessage — `next` once the chunk is written out, `stop` when the client is gone.
+ * So at most one chunk is in flight, whatever the result's size. `stop` may come at any time (while the worker is
+ * still computing a chunk, say) and interrupts the statement; the call then ends with its ordinary ReplyMessage.
+ */
+export interface ChunkMessage {
+  id: number;
+  chunk: LogRow[];
+}
+
+export interface PullMessage {
+  id: number;
+  pull: 'next' | 'stop';
+}
+
 const port = parentPort;
 if (!port) throw new Error('worker-host.ts runs only as a worker thread');
 
 const store: DuckdbTelemetryStore = await openDuckdbStore((workerData as { path: string }).path);
 port.postMessage({ id: 0, ok: true, value: 'open' } satisfies ReplyMessage);
 
-port.on('message', (msg: CallMessage) => {
-  void serve(msg).then((reply) => {
+/** The streamed reads in progress: how to hand each its consumer's answer, and how to stop it. */
+const streams = new Map<number, { wake: ((more: boolean) => void) | null; stop: AbortController }>();
+
+port.on('message', (msg: CallMessage | PullMessage) => {
+  if ('pull' in msg) {
+    pull(msg);
+    return;
+  }
+  void (msg.method === 'streamLogs' ? serveStream(msg) : serve(msg)).then((reply) => {
     port.postMessage(reply);
     if (msg.method === 'close') port.close();
   });
@@ -44,6 +69,32 @@ async function serve({ id, method, args }: CallMessage): Promise<ReplyMessage> {
   } catch (e) {
     return { id, ok: false, message: e instanceof Error ? e.message : String(e) };
   }
+}
+
+async function serveStream({ id, args }: CallMessage): Promise<ReplyMessage> {
+  const state: { wake: ((more: boolean) => void) | null; stop: AbortController } = { wake: null, stop: new AbortController() };
+  streams.set(id, state);
+  try {
+    const [tenantId, query, range, limit] = args as [string, LogsqlQuery, TimeRange, number];
+    await store.streamLogs(tenantId, query, range, limit, (chunk) => new Promise<boolean>((resolve) => {
+      state.wake = resolve;
+      port?.postMessage({ id, chunk } satisfies ChunkMessage);
+    }), state.stop.signal);
+    return { id, ok: true, value: null };
+  } catch (e) {
+    return { id, ok: false, message: e instanceof Error ? e.message : String(e) };
+  } finally {
+    streams.delete(id);
+  }
+}
+
+function pull({ id, pull: what }: PullMessage): void {
+  const s = streams.get(id);
+  if (!s) return; // the stream already ended
+  const wake = s.wake;
+  s.wake = null;
+  if (what === 'stop') s.stop.abort();
+  wake?.(what === 'next');
 }
 
 /** worker-store.ts names the stale markers that structured clone turned into plain NaN; put the bits back. */

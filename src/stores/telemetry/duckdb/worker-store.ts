@@ -12,9 +12,9 @@ import type {
   Facet, FacetsOptions, HitsSeries, LogRow, OldestDataQuery, ReplaySession, SpanDurationGroup, SpanFilter, TimeRange,
   TraceFilter, TraceSampleFilter, TraceSummary, ValueCounts, ValueCountsRequest, ValueHits,
 } from '../telemetry-store.js';
-import type { CallMessage, ReplyMessage } from './worker-host.js';
+import type { CallMessage, ChunkMessage, PullMessage, ReplyMessage } from './worker-host.js';
 import type { DuckdbTelemetryStore } from './duckdb-store.js';
-import type { SqlExecutor } from '../sql/dialect.js';
+import type { ChunkSink, SqlExecutor } from '../sql/dialect.js';
 
 export async function openDuckdbWorkerStore(path: string): Promise<DuckdbTelemetryStore> {
   const worker = new Worker(new URL('./worker-host.js', import.meta.url), { workerData: { path } });
@@ -25,7 +25,10 @@ export async function openDuckdbWorkerStore(path: string): Promise<DuckdbTelemet
 
 class WorkerStore implements DuckdbTelemetryStore {
   private nextId = 1;
-  private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  /** Calls awaiting their reply; a streamed read also takes its chunks (worker-host.ts, ChunkMessage). */
+  private readonly pending = new Map<number, {
+    resolve: (v: unknown) => void; reject: (e: Error) => void; chunk?: (rows: LogRow[]) => void;
+  }>();
   readonly opened: Promise<void>;
   private closed = false;
 
@@ -42,9 +45,13 @@ class WorkerStore implements DuckdbTelemetryStore {
     this.opened = new Promise((resolve, reject) => {
       this.pending.set(0, { resolve: () => resolve(), reject });
     });
-    worker.on('message', (m: ReplyMessage) => {
+    worker.on('message', (m: ReplyMessage | ChunkMessage) => {
       const waiter = this.pending.get(m.id);
       if (!waiter) return;
+      if ('chunk' in m) {
+        waiter.chunk?.(m.chunk);
+        return;
+      }
       this.pending.delete(m.id);
       if (m.ok) waiter.resolve(m.value);
       else waiter.reject(new Error(m.message));
@@ -69,6 +76,34 @@ class WorkerStore implements DuckdbTelemetryStore {
   }
   searchLogs(tenantId: string, query: LogsqlQuery, range: TimeRange, limit: number): Promise<LogRow[]> {
     return this.call('searchLogs', [tenantId, query, range, limit]);
+  }
+  /**
+   * The pull protocol of worker-host.ts: each chunk goes to `onChunk`, and only its answer lets the worker read on.
+   * A failing `onChunk` stops the read and fails the call with its own error.
+   */
+  streamLogs(
+    tenantId: string, query: LogsqlQuery, range: TimeRange, limit: number, onChunk: ChunkSink<LogRow>, signal?: AbortSignal,
+  ): Promise<void> {
+    if (this.closed) return Promise.reject(new Error('duckdb-store: closed'));
+    if (signal?.aborted) return Promise.resolve();
+    const id = this.nextId++;
+    const pull = (what: PullMessage['pull']): void => this.worker.postMessage({ id, pull: what } satisfies PullMessage);
+    const stop = (): void => pull('stop');
+    signal?.addEventListener('abort', stop, { once: true });
+    let failure: Error | null = null;
+    return new Promise<void>((resolve, reject) => {
+      this.pending.set(id, {
+        resolve: () => (failure ? reject(failure) : resolve()),
+        reject: (e) => reject(failure ?? e),
+        chunk: (rows) => {
+          onChunk(rows).then((more) => pull(more && !signal?.aborted ? 'next' : 'stop'), (e: unknown) => {
+            failure = e instanceof Error ? e : new Error(String(e));
+            pull('stop');
+          });
+        },
+      });
+      this.worker.postMessage({ id, method: 'streamLogs', args: [tenantId, query, range, limit] } satisfies CallMessage);
+    }).finally(() => signal?.removeEventListener('abort', stop));
   }
   logHits(tenantId: string, query: LogsqlQuery, range: TimeRange, stepNs: bigint): Promise<HitsSeries[]> {
     return this.call('logHits', [tenantId, query, range, stepNs]);

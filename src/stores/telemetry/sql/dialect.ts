@@ -11,6 +11,24 @@ export interface SqlExecutor {
   all(sql: string, params: SqlParam[]): Promise<Record<string, unknown>[]>;
 }
 
+/**
+ * Rows per chunk of a streamed read (issue 12 item 5): large enough that a 250k-row answer takes a few dozen round
+ * trips through the store worker and the socket, small enough (a few MB of rows) that memory stays bounded.
+ */
+export const STREAM_CHUNK_ROWS = 8192;
+
+/** What a streamed read hands each chunk to; it resolves once the chunk is written: false = stop reading. */
+export type ChunkSink<T> = (rows: T[]) => Promise<boolean>;
+
+/**
+ * Runs one statement without materializing its result (issue 12 item 5, DESIGN §4 `select/logsql/query`): rows in
+ * order, at most STREAM_CHUNK_ROWS per chunk, the next chunk read only after `onChunk` resolved. `onChunk` returning
+ * false, or `signal` aborting, stops the statement in the engine and resolves.
+ */
+export interface SqlStreamer {
+  stream(sql: string, params: SqlParam[], onChunk: ChunkSink<Record<string, unknown>>, signal?: AbortSignal): Promise<void>;
+}
+
 /** An executor and the dialect its engine speaks: what every read of this folder takes. */
 export interface SqlDb extends SqlExecutor {
   readonly dialect: SqlDialect;

@@ -4,7 +4,7 @@
 import { FIXED_FIELDS, canonicalField, type LogsqlQuery } from '../../../model/logsql-ast.js';
 import { nsToRfc3339 } from '../../../model/time.js';
 import type { HitsSeries, LogRow, TimeRange, ValueHits } from '../telemetry-store.js';
-import type { SqlDb } from './dialect.js';
+import type { ChunkSink, SqlDb, SqlParam, SqlStreamer } from './dialect.js';
 import { logsBaseSql, streamSql } from './logsql-filter.js';
 import {
   applyPipes, isVisible, logsRelation, orderBySql, relationField, type LogsRelation, type Relation, type StatsRelation,
@@ -33,19 +33,37 @@ function limitSql(limit: number, p: SqlParams): string {
 export async function searchLogs(
   db: SqlDb, tenantId: string, q: LogsqlQuery, range: TimeRange, limit: number,
 ): Promise<LogRow[]> {
+  const s = searchSql(db, tenantId, q, range, limit);
+  return (await db.all(s.sql, s.params)).map(s.shape);
+}
+
+/**
+ * searchLogs without buffering (issue 12 item 5): the same statement, so the same rows in the same order, handed to
+ * `onChunk` a chunk at a time as the engine produces them; limit <= 0 streams every row.
+ */
+export function streamLogs(
+  db: SqlDb & SqlStreamer, tenantId: string, q: LogsqlQuery, range: TimeRange, limit: number,
+  onChunk: ChunkSink<LogRow>, signal?: AbortSignal,
+): Promise<void> {
+  const s = searchSql(db, tenantId, q, range, limit);
+  return db.stream(s.sql, s.params, (rows) => onChunk(rows.map(s.shape)), signal);
+}
+
+/** The one statement of a log search, its parameters, and how a result row becomes an output entry. */
+function searchSql(
+  db: SqlDb, tenantId: string, q: LogsqlQuery, range: TimeRange, limit: number,
+): { sql: string; params: SqlParam[]; shape: (r: Record<string, unknown>) => LogRow } {
   const { rel, p } = compile(db, tenantId, q, range);
   if (rel.kind === 'stats') {
     const cols = rel.columns;
     const select = cols.length === 0 ? 'NULL AS none' : cols.map((c) => c.alias).join(', ');
-    const sql = `SELECT ${select} FROM (${rel.sql}) AS r${orderBySql(rel.order)}${limitSql(limit, p)}`;
-    const rows = await db.all(...p.finish(sql));
-    return rows.map((r) => Object.fromEntries(cols.map((c) => [c.name, text(r[c.alias])])));
+    const [sql, params] = p.finish(`SELECT ${select} FROM (${rel.sql}) AS r${orderBySql(rel.order)}${limitSql(limit, p)}`);
+    return { sql, params, shape: (r) => Object.fromEntries(cols.map((c) => [c.name, text(r[c.alias])])) };
   }
   const d = db.dialect;
-  const sql = `SELECT time_ns, msg, service, severity, trace_id, span_id, ${streamSql(d)} AS stream_out, ` +
-    `${d.fieldsOut} FROM (${rel.sql}) AS r${orderBySql(rel.order)}${limitSql(limit, p)}`;
-  const rows = await db.all(...p.finish(sql));
-  return rows.map((r) => project(rel, logRow(r, d.decodeFields(r))));
+  const [sql, params] = p.finish(`SELECT time_ns, msg, service, severity, trace_id, span_id, ${streamSql(d)} AS stream_out, ` +
+    `${d.fieldsOut} FROM (${rel.sql}) AS r${orderBySql(rel.order)}${limitSql(limit, p)}`);
+  return { sql, params, shape: (r) => project(rel, logRow(r, d.decodeFields(r))) };
 }
 
 /** One output entry: `_time`, `_msg`, `_stream`, `service`, the non-empty ids and severity, then `fields`. */
