@@ -1,11 +1,11 @@
 // Spans in ClickHouse: the rows a write inserts, and every span read of the store (getTrace, findTraces, and the
 // detector and deep-RCA reads, DESIGN §8/§9). Parameters only (issue 11 item 3). OTLP status code 2 is ERROR.
 import type { TenantBatch } from '../../../model/batch.js';
-import type { FieldValue } from '../../../model/log-entry.js';
-import type { Span, SpanEvent, SpanLink } from '../../../model/span.js';
+import type { Span } from '../../../model/span.js';
 import type { SpanDurationGroup, SpanFilter, TimeRange, TraceFilter, TraceSampleFilter, TraceSummary } from '../telemetry-store.js';
 import type { ChExecutor, ChParams } from './executor.js';
-import { big, int64, jsonArray, jsonObject, limitOf, num, str } from './values.js';
+import { big, int64, limitOf, num, str } from './values.js';
+import { eventToJson, linkToJson, rowToSpan } from '../sql/span-rows.js';
 
 export function spanRows(batches: readonly TenantBatch[]): Record<string, unknown>[] {
   const rows: Record<string, unknown>[] = [];
@@ -23,32 +23,9 @@ export function spanRows(batches: readonly TenantBatch[]): Record<string, unknow
   return rows;
 }
 
-// events/links are JSON text; their ns are decimal strings because JSON numbers cannot hold them exactly.
-function eventToJson(e: SpanEvent): Record<string, FieldValue> {
-  return { time_ns: e.timeNs.toString(), name: e.name, attributes: e.attributes };
-}
-
-function linkToJson(l: SpanLink): Record<string, FieldValue> {
-  return { trace_id: l.traceId, span_id: l.spanId, attributes: l.attributes };
-}
-
 const SPAN_COLUMNS = 'trace_id, span_id, parent_span_id, name, kind, start_ns, duration_ns, status_code, status_message, ' +
   'service, attributes, resource, events, links';
 
-function rowToSpan(r: Record<string, unknown>): Span {
-  const events = jsonArray(r.events).map((e): SpanEvent => ({
-    timeNs: BigInt(str(e.time_ns)), name: str(e.name), attributes: jsonObject(e.attributes),
-  }));
-  const links = jsonArray(r.links).map((l): SpanLink => ({
-    traceId: str(l.trace_id), spanId: str(l.span_id), attributes: jsonObject(l.attributes),
-  }));
-  return {
-    traceId: str(r.trace_id), spanId: str(r.span_id), parentSpanId: str(r.parent_span_id), name: str(r.name),
-    kind: num(r.kind), startNs: big(r.start_ns), durationNs: big(r.duration_ns),
-    statusCode: num(r.status_code), statusMessage: str(r.status_message), service: str(r.service),
-    attributes: jsonObject(r.attributes), resource: jsonObject(r.resource), events, links,
-  };
-}
 
 /** WHERE conditions with their parameters; `tenant` is always the first. */
 class Where {

@@ -1,6 +1,9 @@
 // Value conversions at the ClickHouse store's edge: JSONEachRow carries 64-bit integers as strings both ways (rows in:
 // JSON has no bigint; rows out: the executor asks for quoted 64-bit integers), so times stay exact to the ns.
-import type { FieldValue } from '../../../model/log-entry.js';
+import { big, str } from '../sql/span-rows.js';
+
+// The row readers both SQL stores share (span-rows.ts), for the ClickHouse store's files.
+export { big, jsonArray, jsonObject, num, str } from '../sql/span-rows.js';
 
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
@@ -8,24 +11,6 @@ const INT64_MAX = 2n ** 63n - 1n;
 /** A bigint as an Int64 column value: clamped (an out-of-range time must not fail the batch and stall the drain). */
 export function int64(v: bigint): string {
   return (v < INT64_MIN ? INT64_MIN : v > INT64_MAX ? INT64_MAX : v).toString();
-}
-
-export function str(v: unknown): string {
-  if (typeof v === 'string') return v;
-  if (typeof v === 'bigint' || typeof v === 'number') return v.toString();
-  return '';
-}
-
-export function big(v: unknown): bigint {
-  if (typeof v === 'bigint') return v;
-  if (typeof v === 'number') return BigInt(Math.trunc(v));
-  if (typeof v === 'string' && v !== '') return BigInt(v);
-  return 0n;
-}
-
-/** A row count or small integer (UInt64 counts arrive as strings). */
-export function num(v: unknown): number {
-  return typeof v === 'number' ? v : Number(v);
 }
 
 /** A Float64 read as `toString(value)`: ClickHouse writes nan, inf and -inf, which JSON numbers cannot hold. */
@@ -48,16 +33,6 @@ export function floatIn(v: number): string | number {
 /** A non-negative whole number for LIMIT (non-finite or negative → 0). */
 export function limitOf(n: number): number {
   return Number.isFinite(n) ? Math.max(0, Math.trunc(n)) : 0;
-}
-
-export function jsonObject(v: unknown): Record<string, FieldValue> {
-  const parsed: unknown = typeof v === 'string' ? JSON.parse(v) : v;
-  return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, FieldValue>) : {};
-}
-
-export function jsonArray(v: unknown): Record<string, unknown>[] {
-  const parsed: unknown = typeof v === 'string' ? JSON.parse(v) : v;
-  return Array.isArray(parsed) ? parsed.filter((x): x is Record<string, unknown> => x !== null && typeof x === 'object') : [];
 }
 
 /** Unix ms of a ns value, floored (also before 1970); null for SQL NULL. */

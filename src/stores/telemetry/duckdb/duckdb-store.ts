@@ -4,8 +4,8 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import type { TenantBatch } from '../../../model/batch.js';
-import type { FieldValue, LogEntry } from '../../../model/log-entry.js';
-import type { Span, SpanEvent, SpanLink } from '../../../model/span.js';
+import type { LogEntry } from '../../../model/log-entry.js';
+import type { Span } from '../../../model/span.js';
 import type { LogsqlQuery } from '../../../model/logsql-ast.js';
 import type {
   Facet, FacetsOptions, HitsSeries, LogRow, OldestDataQuery, ReplaySession, SpanDurationGroup, SpanFilter, TelemetryStore,
@@ -24,6 +24,7 @@ import { oldestData, spanDurations } from './detector-reads-sql.js';
 import { sampleTracesSql } from './trace-sample-sql.js';
 import { withAppender } from './appender.js';
 import { DuckdbSeriesSource, METRIC_TABLES_SQL } from './samples-sql.js';
+import { eventToJson, linkToJson, rowToSpan, str, big } from '../sql/span-rows.js';
 import type { SeriesSource } from '../../../model/series-source.js';
 import type { ReplayChunk } from '../../../model/replay.js';
 
@@ -353,51 +354,4 @@ export function streamOf(e: LogEntry): string {
 /** A time outside int64 would fail the whole write and stall the drain; clamp instead (never drop). */
 function int64(v: bigint): bigint {
   return v < INT64_MIN ? INT64_MIN : v > INT64_MAX ? INT64_MAX : v;
-}
-
-// events/links are JSON text; their ns are decimal strings because JSON numbers cannot hold them exactly.
-function eventToJson(e: SpanEvent): Record<string, FieldValue> {
-  return { time_ns: e.timeNs.toString(), name: e.name, attributes: e.attributes };
-}
-
-function linkToJson(l: SpanLink): Record<string, FieldValue> {
-  return { trace_id: l.traceId, span_id: l.spanId, attributes: l.attributes };
-}
-
-function rowToSpan(r: Record<string, unknown>): Span {
-  const events = jsonArray(r.events).map((e): SpanEvent => ({
-    timeNs: BigInt(str(e.time_ns)), name: str(e.name), attributes: jsonObject(e.attributes),
-  }));
-  const links = jsonArray(r.links).map((l): SpanLink => ({
-    traceId: str(l.trace_id), spanId: str(l.span_id), attributes: jsonObject(l.attributes),
-  }));
-  return {
-    traceId: str(r.trace_id), spanId: str(r.span_id), parentSpanId: str(r.parent_span_id), name: str(r.name),
-    kind: Number(r.kind), startNs: big(r.start_ns), durationNs: big(r.duration_ns),
-    statusCode: Number(r.status_code), statusMessage: str(r.status_message), service: str(r.service),
-    attributes: jsonObject(r.attributes), resource: jsonObject(r.resource), events, links,
-  };
-}
-
-function str(v: unknown): string {
-  if (typeof v === 'string') return v;
-  if (typeof v === 'bigint' || typeof v === 'number') return v.toString();
-  return '';
-}
-
-function big(v: unknown): bigint {
-  if (typeof v === 'bigint') return v;
-  if (typeof v === 'number') return BigInt(Math.trunc(v));
-  if (typeof v === 'string') return BigInt(v);
-  return 0n;
-}
-
-function jsonObject(v: unknown): Record<string, FieldValue> {
-  const parsed: unknown = typeof v === 'string' ? JSON.parse(v) : v;
-  return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, FieldValue>) : {};
-}
-
-function jsonArray(v: unknown): Record<string, unknown>[] {
-  const parsed: unknown = typeof v === 'string' ? JSON.parse(v) : v;
-  return Array.isArray(parsed) ? parsed.filter((x): x is Record<string, unknown> => x !== null && typeof x === 'object') : [];
 }
