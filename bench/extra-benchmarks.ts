@@ -8,6 +8,10 @@ import { OtlpTypes, encodeMessage } from '../src/ingest/formats/otlp-proto.js';
 import { encodeRemoteWrite } from '../src/ingest/metrics/remote-write-proto.js';
 import { encodeExportMetricsRequest } from '../src/ingest/metrics/otlp-metrics-proto.js';
 import { compress } from 'snappyjs';
+import { decodeOtlpBody } from '../src/ingest/formats/otlp-common.js';
+import { decodeRemoteWriteBody } from '../src/ingest/metrics/remote-write.js';
+import { decodeWriteRequestV1 } from '../src/ingest/metrics/remote-write-proto.js';
+import { decodeExportMetricsRequest } from '../src/ingest/metrics/otlp-metrics-proto.js';
 
 export interface ExtraContext {
   svc: RunningService;
@@ -81,28 +85,58 @@ function otlpMetricBodies(count: number, pointsPerBody: number): { body: Buffer;
   return out;
 }
 
+/**
+ * Decode-only (issue 12 item 2): the same bodies decoded with the same codec the service uses, on one thread, doing
+ * nothing else, for `seconds` (entries/s). A service figure divided by this is the share of the bare decode rate it
+ * reaches with auth, limits, the WAL's fsync and the store behind it.
+ */
+function decodeOnlyRate(bodies: { body: Buffer; entries: number }[], decode: (b: Buffer) => unknown, seconds: number): number {
+  const end = performance.now() + seconds * 1000;
+  const start = performance.now();
+  let entries = 0;
+  for (let i = 0; performance.now() < end; i++) {
+    const b = bodies[i % bodies.length];
+    if (!b) break;
+    decode(b.body);
+    entries += b.entries;
+  }
+  return entries / ((performance.now() - start) / 1000);
+}
+
+function ratioLine(label: string, service: LoadResult, decodeRate: number): string {
+  const rate = service.entries / service.seconds;
+  return `${label.padEnd(34)} decode-only ${Math.round(decodeRate).toLocaleString('en').padStart(10)} entries/s; ` +
+    `service / decode-only: ${((rate / decodeRate) * 100).toFixed(1)} %`;
+}
+
 export async function extraBenchmarks(ctx: ExtraContext): Promise<void> {
   const { svc, acct, seconds, connections, line } = ctx;
   const key = { 'X-API-Key': acct.key };
   // Each figure starts once the previous one's backlog is in the store, so none pays for another's.
+  const logBodies = otlpLogBodies(24, 4000);
   const otlpLogs = await runLoad({
     url: `${svc.ingest}/v1/logs`, headers: { ...key, 'Content-Type': 'application/x-protobuf' },
-    bodies: otlpLogBodies(24, 4000), connections, seconds,
+    bodies: logBodies, connections, seconds,
   });
   console.log(line('sightline OTLP protobuf logs', otlpLogs));
+  console.log(ratioLine('  OTLP logs', otlpLogs, decodeOnlyRate(logBodies, (b) => decodeOtlpBody(b, 'protobuf', OtlpTypes.ExportLogsServiceRequest), Math.min(5, seconds))));
   await waitForDrain(svc);
 
+  const rwBodies = remoteWriteBodies(16, 2000, 10);
   const rw = await runLoad({
     url: `${svc.app}/api/v1/write`,
     headers: { ...key, 'Content-Type': 'application/x-protobuf', 'Content-Encoding': 'snappy', 'X-Prometheus-Remote-Write-Version': '0.1.0' },
-    bodies: remoteWriteBodies(16, 2000, 10), connections, seconds,
+    bodies: rwBodies, connections, seconds,
   });
   console.log(line('sightline remote write (samples)', rw));
+  console.log(ratioLine('  remote write', rw, decodeOnlyRate(rwBodies, (b) => decodeWriteRequestV1(decodeRemoteWriteBody(b, 'snappy')), Math.min(5, seconds))));
   await waitForDrain(svc);
 
+  const metricBodies = otlpMetricBodies(16, 5000);
   const otlpMetrics = await runLoad({
     url: `${svc.app}/v1/metrics`, headers: { ...key, 'Content-Type': 'application/x-protobuf' },
-    bodies: otlpMetricBodies(16, 5000), connections, seconds,
+    bodies: metricBodies, connections, seconds,
   });
   console.log(line('sightline OTLP metrics (points)', otlpMetrics));
+  console.log(ratioLine('  OTLP metrics', otlpMetrics, decodeOnlyRate(metricBodies, decodeExportMetricsRequest, Math.min(5, seconds))));
 }
