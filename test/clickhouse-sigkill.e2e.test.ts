@@ -8,24 +8,13 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { chdbClient } from '../src/stores/telemetry/clickhouse/connect.js';
-import { countByField, runLoad, uid, type LoadResult } from './support/load.js';
+import { countRunIds, runLoad, uid, type LoadResult } from './support/load.js';
 import { newAccount, sleep, startService, type RunningService } from './support/service.js';
 
 const ROUNDS = 2;
 const LOAD_MS = 3000;
 const CLIENTS = 6;
 const ENV = { SIGHTLINE_TELEMETRY_DB: 'chdb:clickhouse', TZ: 'UTC' };
-
-async function countAll(svc: RunningService, tenantId: string, key: string, run: string): Promise<Map<string, number>> {
-  const counts = new Map<string, number>();
-  for (let round = 0; round < ROUNDS; round++) {
-    for (let client = 0; client < CLIENTS; client++) {
-      const part = await countByField(svc, tenantId, key, `id:"${run}r${round}-c${client}-"*`, 'id');
-      for (const [id, n] of part) counts.set(id, (counts.get(id) ?? 0) + n);
-    }
-  }
-  return counts;
-}
 
 void test('on ClickHouse, after SIGKILL in the middle of sustained ingest, every acknowledged entry is stored exactly once', async () => {
   let svc: RunningService = await startService({ env: ENV });
@@ -52,7 +41,7 @@ void test('on ClickHouse, after SIGKILL in the middle of sustained ingest, every
     let counts = new Map<string, number>();
     const deadline = Date.now() + 15_000;
     for (;;) {
-      counts = await countAll(svc, acct.tenantId, acct.key, run);
+      counts = await countRunIds(svc, acct.tenantId, acct.key, run, ROUNDS, CLIENTS);
       if ([...acked].every((id) => counts.has(id)) || Date.now() > deadline) break;
       await sleep(250);
     }

@@ -5,26 +5,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { call, newAccount, sleep, startService, type RunningService } from './support/service.js';
-import { countByField, obj, runLoad, uid, type LoadResult } from './support/load.js';
+import { countRunIds, obj, runLoad, uid, type LoadResult } from './support/load.js';
 
 const ROUNDS = 2;
 const LOAD_MS = 3000;
 
 const CLIENTS = 6;
-
-/** Counts every id of the run, one query per round and client, so no answer reaches the row cap of the API. */
-async function countAll(svc: RunningService, tenantId: string, key: string, run: string): Promise<Map<string, number>> {
-  const counts = new Map<string, number>();
-  for (let round = 0; round < ROUNDS; round++) {
-    for (let client = 0; client < CLIENTS; client++) {
-      const part = await countByField(svc, tenantId, key, `id:"${run}r${round}-c${client}-"*`, 'id');
-      for (const [id, n] of part) counts.set(id, (counts.get(id) ?? 0) + n);
-    }
-  }
-  // Anything of this tenant outside those prefixes would be a stranger; count it too.
-  for (const [id, n] of await countByField(svc, tenantId, key, `NOT id:"${run}"*`, 'id')) counts.set(id, n);
-  return counts;
-}
 
 test('after SIGKILL in the middle of sustained ingest, every acknowledged entry is stored exactly once and nothing refused is', async () => {
   let svc: RunningService = await startService();
@@ -54,7 +40,7 @@ test('after SIGKILL in the middle of sustained ingest, every acknowledged entry 
     let counts = new Map<string, number>();
     const deadline = Date.now() + 15_000;
     for (;;) {
-      counts = await countAll(svc, acct.tenantId, acct.key, run);
+      counts = await countRunIds(svc, acct.tenantId, acct.key, run, ROUNDS, CLIENTS);
       if ([...acked].every((id) => counts.has(id)) || Date.now() > deadline) break;
       await sleep(250);
     }

@@ -321,3 +321,21 @@ export async function countByField(svc: RunningService, tenantId: string, key: s
   }
   return counts;
 }
+
+/**
+ * How many times each id of a load run is stored (the SIGKILL tests): one query per round and client prefix, so no
+ * answer nears the API's row default, plus anything of the tenant outside those prefixes (a stranger).
+ */
+export async function countRunIds(
+  svc: RunningService, tenantId: string, key: string, run: string, rounds: number, clients: number,
+): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  for (let round = 0; round < rounds; round++) {
+    for (let client = 0; client < clients; client++) {
+      const part = await countByField(svc, tenantId, key, `id:"${run}r${round}-c${client}-"*`, 'id');
+      for (const [id, n] of part) counts.set(id, (counts.get(id) ?? 0) + n);
+    }
+  }
+  for (const [id, n] of await countByField(svc, tenantId, key, `NOT id:"${run}"*`, 'id')) counts.set(id, n);
+  return counts;
+}

@@ -122,7 +122,8 @@ export async function startPostgres(dbName = 'sightline_test'): Promise<Postgres
   };
 }
 
-function freePort(): Promise<number> {
+/** A port nothing listens on now (the OS picks it), for a server that must be told its port up front. */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = createServer();
     srv.once('error', reject);

@@ -2,10 +2,9 @@
 // and `--role ingest` processes of the compiled service on one PostgreSQL control store (the tests' own,
 // postgres-server.ts), each with its own data dir (WAL, and DuckDB unless `env` names a shared telemetry store).
 // Ports are chosen up front because each role must name the other's door at start.
-import { createServer } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { startService, sleep, type RunningService } from './service.js';
-import { startPostgres, type PostgresServer } from './postgres-server.js';
+import { freePort, startPostgres, type PostgresServer } from './postgres-server.js';
 
 export interface SplitCluster {
   pg: PostgresServer;
@@ -85,16 +84,4 @@ export async function waitForShare(list: readonly RunningService[], n: number, m
     await sleep(100);
   }
   return false;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr !== null ? addr.port : 0;
-      srv.close(() => { resolve(port); });
-    });
-  });
 }
