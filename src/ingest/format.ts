@@ -24,6 +24,12 @@ export interface ParsedBody {
 export interface IngestFormat {
   /** Stored with every row (`native`, `otlp`, `loki`, …). */
   readonly name: string;
+  /**
+   * Set when parse() reads nothing but the body, `nowNs`, `path`, `query` and the headers of wal-raw.ts REPLAY_HEADERS,
+   * and always gives the same batch from them: the WAL then keeps the body itself and the store parses it again
+   * (issue 12 item 1). Unique across formats (several are named `otlp`); replay-formats.ts lists them by it.
+   */
+  readonly walKey?: string;
   parse(body: Buffer, req: FormatRequest): ParsedBody | Promise<ParsedBody>;
   /** Writes the 2xx reply; without it the spec's `{"status":"ok","accepted":N}`. */
   reply?(ctx: RequestContext, accepted: number, parsed: ParsedBody): void;

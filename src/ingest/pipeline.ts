@@ -10,7 +10,7 @@ import { authorize } from '../auth/authorize.js';
 import type { KeyResolver } from '../auth/key-resolver.js';
 import type { Clock } from '../clock.js';
 import { ServiceError } from '../errors.js';
-import type { IngestFormat } from './format.js';
+import type { FormatRequest, IngestFormat, ParsedBody } from './format.js';
 import { BodyTooLargeError, decodeBody, readBody } from './body.js';
 import { batchEntryCount, batchIsEmpty } from '../model/batch.js';
 import { msToNs } from '../model/time.js';
@@ -47,7 +47,8 @@ export interface IngestRoute {
 export interface DurableSink {
   /** Throws errors.walFull() / errors.backpressure() when it cannot take more. */
   checkPressure(): void;
-  append(tenantId: string, format: string, parsed: import('./format.js').ParsedBody): Promise<void>;
+  /** `source` is what was parsed: a format with a walKey is stored from it (wal-raw.ts). */
+  append(tenantId: string, format: IngestFormat, parsed: ParsedBody, source: { body: Buffer; req: FormatRequest }): Promise<void>;
 }
 
 export interface PipelineDeps {
@@ -83,14 +84,15 @@ export class IngestPipeline {
         maxDecodedBytes: route.maxDecodedBytes,
         tooLarge: route.tooLarge,
       });
-      const parsed = await route.format.parse(body, { path: ctx.path, query: ctx.query, headers: req.headers, nowNs: msToNs(nowMs) });
+      const formatReq: FormatRequest = { path: ctx.path, query: ctx.query, headers: req.headers, nowNs: msToNs(nowMs) };
+      const parsed = await route.format.parse(body, formatReq);
       const entries = batchEntryCount(parsed.batch);
 
       const ticket = await this.deps.admission.admit(grant.account, grant.tenant.id, plan, entries, body.length);
       try {
         if (!batchIsEmpty(parsed.batch)) {
           this.deps.sink.checkPressure();
-          await this.deps.sink.append(grant.tenant.id, route.format.name, parsed);
+          await this.deps.sink.append(grant.tenant.id, route.format, parsed, { body, req: formatReq });
         }
       } catch (e) {
         this.deps.admission.release(ticket);

@@ -1,14 +1,17 @@
 // The WAL's writer: drains acked records into the telemetry store in large batches (DESIGN §1, "A
 // background writer drains the WAL into the telemetry store in large batches and checkpoints").
 // Each store.write carries the position after its last record, so the store's commit is the checkpoint.
-import { setImmediate as yieldToLoop, setTimeout as sleep } from 'node:timers/promises';
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { TenantBatch } from '../model/batch.js';
-import type { WalTarget } from '../stores/telemetry/telemetry-store.js';
 
 /** One fsynced record waiting for the store. */
 export interface Queued {
-  /** The decoded batch, or undefined when it must be read back from its segment (replay, memory cap). */
-  tb: TenantBatch | undefined;
+  /**
+   * What is held in memory, by the store's kind (wal.ts): the decoded batch or the framed record's bytes. Neither
+   * when it must be read back from its segment (replay, memory cap).
+   */
+  tb?: TenantBatch;
+  rec?: Buffer[];
   /** WAL position just past the record. */
   end: bigint;
   /** Framed record size: its share of the WAL's unflushed bytes. */
@@ -19,13 +22,21 @@ export interface Queued {
 }
 
 export interface DrainDeps {
-  store: WalTarget;
   /** Position the store has committed (records up to here are in it). */
   committed: bigint;
   batchRows: number;
   intervalMs: number;
-  /** Decodes the records of `entries` that are not in memory; same order and length as `entries`. */
-  load: (entries: Queued[]) => Promise<TenantBatch[]>;
+  /**
+   * Writes handed to the store before the previous one has answered (1: one at a time). More than one only for a
+   * store that checks `from` — it refuses a write that does not start where its last commit ended — so a write
+   * queued behind a failed one can never commit past the gap (exactly-once; issue 12 item 1).
+   */
+  maxInFlight: number;
+  /**
+   * Stores every record of `entries` and `end`, the position after the last, in one store transaction; `from` is
+   * where the store must be (the end of the write before).
+   */
+  write: (entries: Queued[], end: bigint, from: bigint) => Promise<void>;
   /** After each successful store.write: accounting and deleting segments the store has passed. */
   committedTo: (end: bigint, entries: Queued[]) => Promise<void>;
   onError: (e: unknown) => void;
@@ -41,6 +52,17 @@ export class Drain {
   failures = 0;
   private readonly queue: Queued[] = [];
   private queuedRows = 0;
+  /** The front of `queue` handed to writes still in flight: entries, rows, and the position after them. */
+  private sent = 0;
+  private sentRows = 0;
+  private sentEnd: bigint;
+  private inFlight = 0;
+  /** Set by a failed write: once every write in flight has answered, sending starts again from `committed`. */
+  private rewind = false;
+  /** performance.now() before which no write starts (the backoff after a failure). */
+  private pausedUntil = 0;
+  /** Settlements run one after another, in the order the writes were sent. */
+  private settling: Promise<void> = Promise.resolve();
   private urgent = 0;
   private stopping = false;
   /** performance.now() past which a stopping drain starts no new write. */
@@ -51,6 +73,7 @@ export class Drain {
 
   constructor(private readonly deps: DrainDeps) {
     this.committed = deps.committed;
+    this.sentEnd = deps.committed;
     this.loop = this.run();
   }
 
@@ -58,7 +81,7 @@ export class Drain {
     this.queue.push(q);
     this.queuedRows += q.rows;
     // The loop sleeps without a timer on an empty queue: the first record starts the batching window.
-    if (this.queue.length === 1 || this.queuedRows >= this.deps.batchRows) this.poke();
+    if (this.queue.length === this.sent + 1 || this.queuedRows - this.sentRows >= this.deps.batchRows) this.poke();
   }
 
   /** Resolves once the store has committed through `pos`; writes right away instead of waiting out the window. */
@@ -74,7 +97,7 @@ export class Drain {
   }
 
   /**
-   * Ends the loop once the queue is empty, or once `forMs` have passed (the write under way finishes; the rest stays
+   * Ends the loop once the queue is empty, or once `forMs` have passed (the writes under way finish; the rest stays
    * in the WAL for the next start's replay).
    */
   async stop(forMs = Infinity): Promise<void> {
@@ -99,56 +122,94 @@ export class Drain {
 
   private async run(): Promise<void> {
     for (;;) {
-      const first = this.queue[0];
-      if (this.stopping && performance.now() >= this.stopBy) return;
-      if (first === undefined) {
-        if (this.stopping) return;
-        await this.nap(undefined);
+      const now = performance.now();
+      const next = this.queue[this.sent];
+      const timeUp = this.stopping && now >= this.stopBy;
+      if (timeUp || (this.stopping && next === undefined && !this.rewind)) {
+        if (this.inFlight === 0) return;
+        await this.nap(undefined); // woken as each write in flight answers
+        continue;
+      }
+      if (next === undefined || this.inFlight >= this.deps.maxInFlight || this.rewind || now < this.pausedUntil) {
+        await this.nap(now < this.pausedUntil && this.inFlight === 0 ? this.pausedUntil - now : undefined);
         continue;
       }
       // Batch up to batchRows or intervalMs, whichever first: big writes are what DuckDB is fast at, and
       // the window keeps an ack queryable well inside DESIGN §1's 2 s.
-      const full = this.queuedRows >= this.deps.batchRows;
-      const wait = full || this.urgent > 0 || this.stopping ? 0 : this.deps.intervalMs - (performance.now() - first.readyAt);
+      const full = this.queuedRows - this.sentRows >= this.deps.batchRows;
+      const wait = full || this.urgent > 0 || this.stopping ? 0 : this.deps.intervalMs - (now - next.readyAt);
       if (wait > 0) {
         await this.nap(wait);
         continue;
       }
-      await this.writeOnce();
+      this.send();
       // DESIGN §1: back-to-back appends starve concurrent queries; a turn of the event loop lets them in.
       await yieldToLoop();
     }
   }
 
-  private async writeOnce(): Promise<void> {
+  /** Hands the next batch of unsent records to the store; its answer is settled in send order. */
+  private send(): void {
     let n = 0;
     let rows = 0;
-    for (const q of this.queue) {
+    for (let i = this.sent; i < this.queue.length; i++) {
+      const q = this.queue[i] as Queued;
       if (n > 0 && rows + q.rows > this.deps.batchRows) break;
       rows += q.rows;
       n++;
     }
-    const take = this.queue.slice(0, n);
+    const take = this.queue.slice(this.sent, this.sent + n);
     const last = take[take.length - 1];
     if (last === undefined) return;
-    try {
-      const batches = await this.deps.load(take);
-      await this.deps.store.write(batches, last.end);
-    } catch (e) {
-      // Never drop (DESIGN §1): the same records are retried, with backoff so a sick store can recover.
-      this.failing = true;
-      this.failures++;
+    const from = this.sentEnd;
+    this.sent += n;
+    this.sentRows += rows;
+    this.sentEnd = last.end;
+    this.inFlight++;
+    const answered = this.deps.write(take, last.end, from).then(() => true, (e: unknown) => {
       this.deps.onError(e);
-      await sleep(Math.min(BACKOFF_MAX_MS, BACKOFF_MIN_MS * 2 ** Math.min(this.failures - 1, 16)));
-      return;
-    }
-    this.queue.splice(0, n);
+      return false;
+    });
+    this.settling = this.settling.then(async () => {
+      if (await answered) await this.committedThrough(last.end);
+      else this.failed();
+      this.inFlight--;
+      if (this.inFlight === 0 && this.rewind) {
+        // Every write sent after the failed one has answered: send again from what the store holds.
+        this.rewind = false;
+        this.sent = 0;
+        this.sentRows = 0;
+        this.sentEnd = this.committed;
+      }
+      this.poke();
+    });
+  }
+
+  /** Never drop (DESIGN §1): the same records are sent again, after a backoff so a sick store can recover. */
+  private failed(): void {
+    this.failing = true;
+    this.failures++;
+    this.rewind = true;
+    this.pausedUntil = performance.now() + Math.min(BACKOFF_MAX_MS, BACKOFF_MIN_MS * 2 ** Math.min(this.failures - 1, 16));
+  }
+
+  /**
+   * The store has committed through `end`. Everything queued up to it is in the store — written by this write, or,
+   * after a failure whose commit had in fact gone through, by the one before it.
+   */
+  private async committedThrough(end: bigint): Promise<void> {
+    let n = 0;
+    let rows = 0;
+    while (n < this.queue.length && (this.queue[n] as Queued).end <= end) rows += (this.queue[n++] as Queued).rows;
+    const done = this.queue.splice(0, n);
     this.queuedRows -= rows;
-    this.committed = last.end;
+    this.sent = Math.max(0, this.sent - n);
+    this.sentRows = Math.max(0, this.sentRows - rows);
+    if (end > this.committed) this.committed = end;
     this.failing = false;
     this.failures = 0;
     try {
-      await this.deps.committedTo(last.end, take);
+      await this.deps.committedTo(end, done);
     } catch (e) {
       this.deps.onError(e); // a segment that could not be deleted goes on the next open (it is behind the store)
     }

@@ -11,6 +11,10 @@ export function walSink(wal: Wal): DurableSink {
       if (p === 'wal_full') throw errors.walFull();
       if (p === 'backpressure') throw errors.backpressure();
     },
-    append: (tenantId, format, parsed) => wal.append({ tenantId, format, batch: parsed.batch }),
+    append(tenantId, format, parsed, source) {
+      const tb = { tenantId, format: format.name, batch: parsed.batch };
+      const walKey = format.walKey;
+      return walKey === undefined ? wal.append(tb) : wal.append(tb, { format: { ...format, walKey }, req: source.req, body: source.body });
+    },
   };
 }

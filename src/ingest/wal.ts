@@ -7,7 +7,10 @@ import { promises as fs } from 'node:fs';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { TenantBatch } from '../model/batch.js';
 import type { WalTarget } from '../stores/telemetry/telemetry-store.js';
-import { decodePayload, encodeRecord, rowCount, scanRecords } from './wal-codec.js';
+import type { FormatRequest, IngestFormat } from './format.js';
+import { encodeRecord, rowCount, scanRecords, type FramedRecord } from './wal-codec.js';
+import { decodeAnyPayload, encodeRawRecord, type RecordPieces } from './wal-raw.js';
+import { replayFormats } from './replay-formats.js';
 import { Drain, type Queued } from './wal-drain.js';
 import { ActiveSegment, listSegments, readSegmentRange, segmentEnd, type Segment } from './wal-segment.js';
 
@@ -50,9 +53,19 @@ export interface WalStats {
   replayedRecords: number;
 }
 
+/** The body a batch was parsed from, for a format that can parse it again (IngestFormat.walKey, wal-raw.ts). */
+export interface RawSource {
+  format: IngestFormat & { walKey: string };
+  req: FormatRequest;
+  body: Buffer;
+}
+
 export interface Wal {
-  /** Durable when it resolves. The batch is kept by reference until drained: do not mutate it afterwards. */
-  append(tb: TenantBatch): Promise<void>;
+  /**
+   * Durable when it resolves. With `raw`, the record holds the body and request facts instead of the batch
+   * re-serialized (issue 12 item 1). The batch and body are kept by reference until drained: do not mutate them.
+   */
+  append(tb: TenantBatch, raw?: RawSource): Promise<void>;
   pressure(): WalPressure;
   /** Resolves when everything appended before the call is committed to the store. */
   flush(): Promise<void>;
@@ -116,7 +129,7 @@ async function recover(dir: string, storePos: bigint, onError: (e: unknown) => v
       const end = seg.start + BigInt(r.end);
       if (end <= storePos) continue;
       if (seg.start + BigInt(r.start) < storePos) throw new Error(`wal: store position ${storePos} is inside a record of ${seg.path}`);
-      backlog.push({ tb: undefined, end, bytes: r.end - r.start, rows: r.rows, readyAt: 0 });
+      backlog.push({ end, bytes: r.end - r.start, rows: r.rows, readyAt: 0 });
     }
     segments.push(seg);
   }
@@ -124,7 +137,7 @@ async function recover(dir: string, storePos: bigint, onError: (e: unknown) => v
 }
 
 interface Pending {
-  rec: Buffer;
+  rec: RecordPieces;
   tb: TenantBatch;
   rows: number;
   resolve: () => void;
@@ -139,6 +152,8 @@ class WalImpl implements Wal {
   private readonly drain: Drain;
   private readonly segmentBytes: number;
   private readonly memoryCap: number;
+  /** The store takes framed records and decodes them itself (WalTarget.writeRecords): hold bytes, not batches. */
+  private readonly storeDecodes: boolean;
   private pending: Pending[] = [];
   private committing = false;
   /** Set when a write or fsync failed: the file's state is unknown, so no later append may be acked. */
@@ -161,10 +176,14 @@ class WalImpl implements Wal {
   ) {
     this.segmentBytes = opts.segmentBytes ?? 64 * MIB;
     this.memoryCap = opts.memoryBytes ?? 64 * MIB;
+    this.storeDecodes = typeof opts.store.writeRecords === 'function';
     this.acked = segmentEnd(active.segment);
     this.drain = new Drain({
-      store: opts.store, committed: storePos, batchRows: opts.batchRows ?? 50_000, intervalMs: opts.batchIntervalMs ?? 200,
-      load: (entries) => this.load(entries), committedTo: (end, entries) => this.committedTo(end, entries), onError,
+      committed: storePos, batchRows: opts.batchRows ?? 50_000, intervalMs: opts.batchIntervalMs ?? 200,
+      // A store that takes records checks where each write starts, so the next one may be on its way while the
+      // last commits (the DuckDB worker parses one batch while DuckDB commits the one before).
+      maxInFlight: this.storeDecodes ? 2 : 1,
+      write: (entries, end, from) => this.writeEntries(entries, end, from), committedTo: (end, entries) => this.committedTo(end, entries), onError,
     });
     this.replayedRecords = backlog.length;
     for (const q of backlog) {
@@ -174,18 +193,23 @@ class WalImpl implements Wal {
     }
   }
 
-  append(tb: TenantBatch): Promise<void> {
+  append(tb: TenantBatch, raw?: RawSource): Promise<void> {
     if (this.closing) return Promise.reject(new Error('wal: closed'));
     if (this.broken !== undefined) return Promise.reject(asError(this.broken));
-    let rec: Buffer;
+    const rows = rowCount(tb);
+    let rec: RecordPieces;
     try {
-      rec = encodeRecord(tb);
+      if (raw) rec = encodeRawRecord(tb.tenantId, raw.format, raw.req, raw.body, rows);
+      else {
+        const buf = encodeRecord(tb);
+        rec = { pieces: [buf], length: buf.length };
+      }
     } catch (e) {
       return Promise.reject(asError(e));
     }
     this.counts.unflushedBytes += rec.length;
     this.counts.unflushedRecords++;
-    const p = new Promise<void>((resolve, reject) => this.pending.push({ rec, tb, rows: rowCount(tb), resolve, reject }));
+    const p = new Promise<void>((resolve, reject) => this.pending.push({ rec, tb, rows, resolve, reject }));
     this.lastAppend = p.catch(() => undefined);
     if (!this.committing) void this.commitLoop();
     return p;
@@ -202,7 +226,7 @@ class WalImpl implements Wal {
       try {
         const size = this.active.segment.size;
         if (size > 0 && size + bytes > this.segmentBytes) await this.roll();
-        await this.active.append(group.length === 1 && group[0] ? group[0].rec : Buffer.concat(group.map((g) => g.rec), bytes));
+        await this.active.append(group.flatMap((g) => g.rec.pieces), bytes);
       } catch (e) {
         this.broken = e;
         this.onError(e);
@@ -222,7 +246,9 @@ class WalImpl implements Wal {
         this.acked += BigInt(g.rec.length);
         const keep = this.inMemory + g.rec.length <= this.memoryCap;
         if (keep) this.inMemory += g.rec.length;
-        this.drain.push({ tb: keep ? g.tb : undefined, end: this.acked, bytes: g.rec.length, rows: g.rows, readyAt });
+        // A store that decodes records itself gets the bytes; any other gets the batch already parsed.
+        const held = !keep ? {} : this.storeDecodes ? { rec: g.rec.pieces } : { tb: g.tb };
+        this.drain.push({ ...held, end: this.acked, bytes: g.rec.length, rows: g.rows, readyAt });
         g.resolve();
       }
     }
@@ -236,14 +262,67 @@ class WalImpl implements Wal {
     this.segments.push(this.active.segment);
   }
 
-  /** The batches of `entries`, reading back from the segments those not held in memory. */
+  /** Stores `entries` through `end`: as bytes to a store that decodes records itself, else as batches. */
+  private async writeEntries(entries: Queued[], end: bigint, from: bigint): Promise<void> {
+    const store = this.opts.store;
+    if (store.writeRecords) await store.writeRecords(await this.recordBytes(entries), end, from);
+    else await store.write(await this.load(entries), end);
+  }
+
+  /** The batches of `entries`, decoding those not held in memory from their segments. */
   private async load(entries: Queued[]): Promise<TenantBatch[]> {
     const out: TenantBatch[] = [];
+    await this.walk(entries, (q) => {
+      if (q.tb === undefined) throw new Error('wal: a held record has no batch');
+      out.push(q.tb);
+    }, async (records) => {
+      let rows = 0;
+      for (const r of records) {
+        out.push(await decodeAnyPayload(r.payload, replayFormats));
+        rows += r.rows;
+        if (rows >= DECODE_ROWS_PER_YIELD) {
+          rows = 0;
+          await yieldToLoop();
+        }
+      }
+    });
+    return out;
+  }
+
+  /**
+   * The framed records of `entries` back to back in one buffer of their own, which the worker store takes by
+   * transfer (issue 12 item 1: bytes, not cloned objects); the WAL's own copies stay for a retry.
+   */
+  private async recordBytes(entries: Queued[]): Promise<Buffer> {
+    const parts: Buffer[] = [];
+    await this.walk(entries, (q) => {
+      if (q.rec === undefined) throw new Error('wal: a held record has no bytes');
+      parts.push(...q.rec);
+    }, (_records, framed) => {
+      parts.push(framed);
+      return Promise.resolve();
+    });
+    let total = 0;
+    for (const p of parts) total += p.length;
+    const out = Buffer.from(new ArrayBuffer(total));
+    let at = 0;
+    for (const p of parts) at += p.copy(out, at);
+    return out;
+  }
+
+  /**
+   * Walks `entries` in order: `held` for each one kept in memory, `readBack` for each run of the others, read from
+   * its segment in one piece (the records checked against their CRCs, and their count against the run's).
+   */
+  private async walk(
+    entries: Queued[], held: (q: Queued) => void, readBack: (records: FramedRecord[], framed: Buffer) => Promise<void>,
+  ): Promise<void> {
+    const isHeld = (q: Queued | undefined): boolean => q !== undefined && (q.tb !== undefined || q.rec !== undefined);
     let i = 0;
     while (i < entries.length) {
       const q = entries[i] as Queued;
-      if (q.tb !== undefined) {
-        out.push(q.tb);
+      if (isHeld(q)) {
+        held(q);
         i++;
         continue;
       }
@@ -251,22 +330,14 @@ class WalImpl implements Wal {
       const seg = this.segments.find((s) => s.start <= start && start < segmentEnd(s));
       if (seg === undefined) throw new Error(`wal: no segment holds position ${start}`);
       let j = i;
-      while (j < entries.length && entries[j]?.tb === undefined && (entries[j] as Queued).end <= segmentEnd(seg)) j++;
+      while (j < entries.length && !isHeld(entries[j]) && (entries[j] as Queued).end <= segmentEnd(seg)) j++;
       const to = (entries[j - 1] as Queued).end;
-      const { records } = scanRecords(await readSegmentRange(seg.path, Number(start - seg.start), Number(to - seg.start)));
+      const framed = await readSegmentRange(seg.path, Number(start - seg.start), Number(to - seg.start));
+      const { records } = scanRecords(framed);
       if (records.length !== j - i) throw new Error(`wal: ${seg.path} does not hold the records it did on open`);
-      let rows = 0;
-      for (const r of records) {
-        out.push(decodePayload(r.payload));
-        rows += r.rows;
-        if (rows >= DECODE_ROWS_PER_YIELD) {
-          rows = 0;
-          await yieldToLoop();
-        }
-      }
+      await readBack(records, framed);
       i = j;
     }
-    return out;
   }
 
   /** The store has committed through `end`: release the accounting and delete segments wholly behind it. */
@@ -274,7 +345,7 @@ class WalImpl implements Wal {
     for (const q of entries) {
       this.counts.unflushedBytes -= q.bytes;
       this.counts.unflushedRecords--;
-      if (q.tb !== undefined) this.inMemory -= q.bytes;
+      if (q.tb !== undefined || q.rec !== undefined) this.inMemory -= q.bytes;
     }
     while (this.segments.length > 1 && this.segments[0] && segmentEnd(this.segments[0]) <= end) {
       const seg = this.segments.shift() as Segment;

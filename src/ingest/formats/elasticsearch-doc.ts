@@ -7,6 +7,7 @@ import type { IngestFormat, ParsedBody } from '../format.js';
 import { errors } from '../../errors.js';
 import { sendJson } from '../../front-doors/reply.js';
 import { ELASTIC_PRODUCT_HEADERS, toEntry } from './elasticsearch.js';
+import { utf8Text } from '../utf8-text.js';
 
 const DOC_PATH = /^(?:\/insert\/elasticsearch)?\/([^/]+)\/(?:_doc|_create)(?:\/([^/]+))?\/?$/;
 
@@ -29,7 +30,7 @@ function parseDocument(body: Buffer, path: string, nowNs: bigint): ParsedBody {
   const id = m?.[2] === undefined ? randomBytes(15).toString('base64url') : decode(m[2]);
   let doc: unknown;
   try {
-    doc = JSON.parse(body.toString('utf8'));
+    doc = JSON.parse(utf8Text(body));
   } catch (e) {
     throw errors.badRequest(`failed to parse the document: ${e instanceof Error ? e.message : String(e)}`);
   }

@@ -27,6 +27,7 @@ import type { IngestFormat, ParsedBody } from '../format.js';
 import type { FieldValue, LogEntry } from '../../model/log-entry.js';
 import { flattenFields } from './fields.js';
 import { parseTimestamp } from './timestamps.js';
+import { utf8Text } from '../utf8-text.js';
 
 /** Every reply on ES paths carries this, or the ES clients' product check fails (§4). */
 export const ELASTIC_PRODUCT_HEADER_NAME = 'X-Elastic-Product';
@@ -164,7 +165,7 @@ function documentOf(action: Action, line: string | undefined): DocResult {
 
 export function parseBulk(body: Buffer, path: string, nowNs: bigint): ParsedBody {
   const startedMs = Date.now();
-  const lines = body.toString('utf8').split('\n');
+  const lines = utf8Text(body).split('\n');
   const pathIndex = indexFromPath(path);
   const logs: LogEntry[] = [];
   const items: BulkItem[] = [];

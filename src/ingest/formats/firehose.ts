@@ -9,6 +9,7 @@ import { errors } from '../../errors.js';
 import { sendJson } from '../../front-doors/reply.js';
 import { msToNs, nsToMs } from '../../model/time.js';
 import { flatten, isJsonObject, makeEntry, recordToEntry, timeToNs, tryJson, type FlatRecord, type JsonObject } from './shipper-records.js';
+import { utf8Text } from '../utf8-text.js';
 
 /** Bound on all records' decoded bytes together: gzip bombs stop here (§2; DESIGN §6's 64 MiB). */
 export const FIREHOSE_MAX_DECODED_BYTES = 64 * 1024 * 1024;
@@ -66,7 +67,7 @@ function objectEntry(obj: JsonObject, common: FlatRecord, nowNs: bigint, default
 
 /** Decoded record bytes → entries: CloudWatch payload, one JSON object, or text lines (JSON lines mapped too). */
 function recordEntries(bytes: Buffer, common: FlatRecord, nowNs: bigint, defaultTimeNs: bigint, n: number): LogEntry[] {
-  const text = bytes.toString('utf8').replace(/^\uFEFF/, '');
+  const text = utf8Text(bytes).replace(/^\uFEFF/, '');
   const trimmed = text.trim();
   if (trimmed === '') return [];
   const whole = trimmed.startsWith('{') ? tryJson(trimmed) : undefined;
@@ -94,7 +95,7 @@ function gunzipBounded(data: Buffer, budget: number, n: number): Buffer {
 export const firehoseFormat: IngestFormat = {
   name: 'firehose',
   parse(body, req) {
-    const envelope = tryJson(body.toString('utf8').replace(/^\uFEFF/, ''));
+    const envelope = tryJson(utf8Text(body).replace(/^\uFEFF/, ''));
     if (!isJsonObject(envelope)) throw errors.badRequest('Firehose body is not a JSON object with requestId and records');
     const records = envelope.records ?? [];
     if (!Array.isArray(records)) throw errors.badRequest('Firehose body: records must be an array');

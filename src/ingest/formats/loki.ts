@@ -19,6 +19,7 @@ import type { IngestFormat, ParsedBody } from '../format.js';
 import type { FieldValue, LogEntry } from '../../model/log-entry.js';
 import { formatLabels, parseLabels, type Labels } from './loki-labels.js';
 import { parseTimestamp } from './timestamps.js';
+import { utf8Text } from '../utf8-text.js';
 
 /** grafana/loki `pkg/push/push.proto` (§3.4), the fields a push carries. */
 export const LOKI_PUSH_PROTO = `
@@ -104,7 +105,7 @@ function decodeProtobuf(body: Buffer, headers: IncomingHttpHeaders, maxDecoded: 
 function decodeJson(body: Buffer): Obj {
   let v: unknown;
   try {
-    v = JSON.parse(body.toString('utf8'));
+    v = JSON.parse(utf8Text(body));
   } catch (e) {
     const at = /position (\d+)/.exec(e instanceof Error ? e.message : '');
     throw errors.badRequest(`Loki JSON body is not valid JSON${at ? ` (at byte ${at[1]})` : ''}`);

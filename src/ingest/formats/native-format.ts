@@ -4,5 +4,6 @@ import { parseNative } from './native.js';
 
 export const nativeFormat: IngestFormat = {
   name: 'native',
+  walKey: 'native',
   parse: (body, req) => ({ batch: parseNative(body, req.nowNs), signal: 'logs' }),
 };

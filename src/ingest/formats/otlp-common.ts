@@ -10,6 +10,7 @@ import type { RequestContext } from '../../front-doors/context.js';
 import { sendJson } from '../../front-doors/reply.js';
 import type { FieldValue } from '../../model/log-entry.js';
 import { encodeMessage } from './otlp-proto.js';
+import { utf8Text } from '../utf8-text.js';
 
 export type OtlpEncoding = 'json' | 'protobuf';
 export type Obj = Record<string, unknown>;
@@ -65,7 +66,7 @@ export function otlpEncodingOf(headers: IncomingHttpHeaders, body: Buffer): Otlp
 /** The request as a plain object with OTLP/JSON keys. An empty body is the empty message (§3.2). */
 export function decodeOtlpBody(body: Buffer, encoding: OtlpEncoding, type: Type): Obj {
   if (encoding === 'json') {
-    const text = body.toString('utf8');
+    const text = utf8Text(body);
     if (text.trim() === '') return {};
     let v: unknown;
     try {

@@ -80,6 +80,7 @@ function toLogEntry(record: unknown, resource: ResourceContext, scope: Record<st
 
 export const otlpLogsFormat: IngestFormat = {
   name: 'otlp',
+  walKey: 'otlp-logs',
   parse: (body, req) => parseOtlpLogs(body, req.headers, req.nowNs),
   reply: (ctx, accepted, parsed) =>
     sendOtlpReply(ctx, accepted, parsed.replyData, OtlpTypes.ExportLogsServiceResponse, 'rejectedLogRecords'),

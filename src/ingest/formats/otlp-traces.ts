@@ -107,6 +107,7 @@ function toLink(l: Obj): SpanLink[] {
 
 export const otlpTracesFormat: IngestFormat = {
   name: 'otlp',
+  walKey: 'otlp-traces',
   parse: (body, req) => parseOtlpTraces(body, req.headers, req.nowNs),
   reply: (ctx, accepted, parsed) =>
     sendOtlpReply(ctx, accepted, parsed.replyData, OtlpTypes.ExportTraceServiceResponse, 'rejectedSpans'),

@@ -5,6 +5,7 @@ import type { FieldValue, LogEntry } from '../../model/log-entry.js';
 import { errors } from '../../errors.js';
 import { flattenFields } from './fields.js';
 import { parseTimestamp } from './timestamps.js';
+import { utf8Text } from '../utf8-text.js';
 
 export type JsonObject = Record<string, unknown>;
 export type FlatRecord = Record<string, FieldValue>;
@@ -15,7 +16,7 @@ export function isJsonObject(v: unknown): v is JsonObject {
 
 /** UTF-8 text of a body without its BOM (§3.1 tolerances). */
 export function bodyText(body: Buffer): string {
-  const text = body.toString('utf8');
+  const text = utf8Text(body);
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 

@@ -20,6 +20,7 @@ import { errors } from '../../errors.js';
 import type { MetricSample } from '../../model/metric.js';
 import type { MetricsRequest, ParsedMetrics } from './parsed-metrics.js';
 import { promLabelName, promMetricName } from './prom-names.js';
+import { utf8Text } from '../utf8-text.js';
 
 export type InfluxFieldValue =
   | { type: 'float'; value: number }
@@ -205,7 +206,7 @@ function toMs(ts: bigint, [n, d]: readonly [bigint, bigint]): number {
 
 export function parseInfluxLines(body: Buffer, req: MetricsRequest): ParsedMetrics {
   const precision = precisionOf(req.query);
-  const points = parseInfluxPoints(body.toString('utf8'));
+  const points = parseInfluxPoints(utf8Text(body));
   const db = req.query.get('db') ?? req.query.get('bucket') ?? '';
   const samples: MetricSample[] = [];
   let strings = 0;

@@ -17,6 +17,7 @@ const metricsRequest = (req: FormatRequest) => ({ query: req.query, headers: req
 
 export const otlpMetricsFormat: IngestFormat = {
   name: 'otlp',
+  walKey: 'otlp-metrics',
   parse: (body, req) => toParsed(parseOtlpMetrics(body, metricsRequest(req))),
   reply(ctx, _accepted, parsed) {
     const { contentType, body } = otlpMetricsReply(parsed.replyData as ParsedMetrics);
@@ -27,6 +28,7 @@ export const otlpMetricsFormat: IngestFormat = {
 
 export const remoteWriteFormat: IngestFormat = {
   name: 'remote_write',
+  walKey: 'remote-write',
   parse(body, req) {
     // Senders often omit Content-Encoding on a snappy body (wire-formats §6); with the header present
     // the pipeline has already decoded it, and it must not be decoded twice.

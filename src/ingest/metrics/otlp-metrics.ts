@@ -33,6 +33,7 @@ import { decodeExportMetricsRequest, encodeExportMetricsResponse } from './otlp-
 import { translateOtlpMetrics } from './otlp-metrics-translate.js';
 import type { JsonObject } from './otlp-read.js';
 import { headerValue, parseContentType, type MetricsRequest, type ParsedMetrics } from './parsed-metrics.js';
+import { utf8Text } from '../utf8-text.js';
 
 type Encoding = 'json' | 'protobuf';
 
@@ -53,7 +54,7 @@ function declared(contentType: string | undefined): Encoding | undefined {
 }
 
 function decodeJson(body: Buffer): JsonObject {
-  const text = body.toString('utf8').replace(/^\uFEFF/, '');
+  const text = utf8Text(body).replace(/^\uFEFF/, '');
   const doc: unknown = JSON.parse(text);
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) {
     throw new Error('the JSON body is not an object');

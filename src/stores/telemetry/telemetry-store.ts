@@ -151,6 +151,14 @@ export interface WalTarget {
    * the two can neither lose nor duplicate rows (the WAL replays from walPosition()).
    */
   write(batches: TenantBatch[], walPosition: bigint): Promise<void>;
+  /**
+   * write(), given the framed WAL records themselves (back to back, in a buffer the store may keep or transfer),
+   * for a store that decodes them where it runs: the DuckDB worker, off the request thread (issue 12 item 1).
+   * `from` is the position the write starts at: a store that holds another (a write before this one failed)
+   * refuses it, unless it already holds `walPosition` (then the write is a no-op, as in write()). That is what
+   * lets the WAL send the next write before the last one has committed.
+   */
+  writeRecords?(records: Buffer, walPosition: bigint, from: bigint): Promise<void>;
   /** The position recorded by the last committed write(), 0n on a new store. */
   walPosition(): Promise<bigint>;
 }

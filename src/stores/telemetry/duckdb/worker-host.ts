@@ -7,6 +7,9 @@ import type { TenantBatch } from '../../../model/batch.js';
 import { staleMarker } from '../../../model/metric.js';
 import type { LogsqlQuery } from '../../../model/logsql-ast.js';
 import type { LogRow, TimeRange } from '../telemetry-store.js';
+import { scanRecords } from '../../../ingest/wal-codec.js';
+import { decodeAnyPayload } from '../../../ingest/wal-raw.js';
+import { replayFormats } from '../../../ingest/replay-formats.js';
 
 export interface CallMessage {
   id: number;
@@ -41,6 +44,17 @@ if (!port) throw new Error('worker-host.ts runs only as a worker thread');
 const store: DuckdbTelemetryStore = await openDuckdbStore((workerData as { path: string }).path);
 port.postMessage({ id: 0, ok: true, value: 'open' } satisfies ReplyMessage);
 
+/** The WAL position of the last commit, which each writeRecords must start from (WalTarget.writeRecords). */
+let committed = await store.walPosition();
+let writes: Promise<unknown> = Promise.resolve();
+
+/** Runs the writes one after another in the order their messages came. */
+function inOrder(write: () => Promise<void>): Promise<void> {
+  const p = writes.then(write);
+  writes = p.catch(() => undefined);
+  return p;
+}
+
 /** The streamed reads in progress: how to hand each its consumer's answer, and how to stop it. */
 const streams = new Map<number, { wake: ((more: boolean) => void) | null; stop: AbortController }>();
 
@@ -57,7 +71,28 @@ port.on('message', (msg: CallMessage | PullMessage) => {
 
 async function serve({ id, method, args }: CallMessage): Promise<ReplyMessage> {
   try {
-    if (method === 'write') restoreStaleMarkers(args[0] as TenantBatch[], args[2] as number[][]);
+    if (method === 'writeRecords') {
+      const [bytes, walPosition, from] = args as [ArrayBuffer, bigint, bigint];
+      // Parsed as soon as it arrives, while the write before may still be committing; stored in arrival order.
+      const batches = decodeRecords(Buffer.from(bytes));
+      batches.catch(() => undefined); // awaited in turn below; a failure must not count as unhandled meanwhile
+      await inOrder(async () => {
+        if (walPosition <= committed) return; // already in the store (a retry of a write whose commit went through)
+        if (from !== committed) throw new Error(`worker store: a write from WAL position ${from} while the store is at ${committed}`);
+        await store.write(await batches, walPosition);
+        committed = walPosition;
+      });
+      return { id, ok: true, value: undefined };
+    }
+    if (method === 'write') {
+      const [batches, walPosition, stale] = args as [TenantBatch[], bigint, number[][]];
+      restoreStaleMarkers(batches, stale);
+      await inOrder(async () => {
+        await store.write(batches, walPosition);
+        if (walPosition > committed) committed = walPosition;
+      });
+      return { id, ok: true, value: undefined };
+    }
     const dot = method.indexOf('.');
     const part = dot < 0 ? '' : method.slice(0, dot);
     const owner = (part === 'metrics' ? store.metrics : part === 'reader' ? store.reader : store) as unknown as Record<string, unknown>;
@@ -95,6 +130,15 @@ function pull({ id, pull: what }: PullMessage): void {
   s.wake = null;
   if (what === 'stop') s.stop.abort();
   wake?.(what === 'next');
+}
+
+/** The batches of framed WAL records, parsed here: the request thread only wrote their bytes (wal-raw.ts). */
+async function decodeRecords(framed: Buffer): Promise<TenantBatch[]> {
+  const { records, validEnd } = scanRecords(framed);
+  if (validEnd !== framed.length) throw new Error(`worker store: WAL records damaged after byte ${validEnd} of ${framed.length}`);
+  const out: TenantBatch[] = [];
+  for (const r of records) out.push(await decodeAnyPayload(r.payload, replayFormats));
+  return out;
 }
 
 /** worker-store.ts names the stale markers that structured clone turned into plain NaN; put the bits back. */

@@ -71,6 +71,15 @@ class WorkerStore implements DuckdbTelemetryStore {
     const stale = batches.map((b) => (b.batch.samples ?? []).flatMap((x, i) => (isStaleMarker(x.value) ? [i] : [])));
     return this.call('write', [batches, walPosition, stale]);
   }
+  /**
+   * The records cross as bytes, by transfer when the buffer is wholly theirs (the WAL builds it so), and the worker
+   * decodes them (worker-host.ts): no object graph is cloned on the request thread (issue 12 item 1).
+   */
+  writeRecords(records: Buffer, walPosition: bigint, from: bigint): Promise<void> {
+    const whole = records.byteOffset === 0 && records.byteLength === records.buffer.byteLength && records.buffer instanceof ArrayBuffer;
+    const bytes = whole ? records.buffer : new Uint8Array(records).buffer;
+    return this.call('writeRecords', [bytes, walPosition, from], [bytes]);
+  }
   walPosition(): Promise<bigint> {
     return this.call('walPosition', []);
   }
@@ -158,12 +167,12 @@ class WorkerStore implements DuckdbTelemetryStore {
     await this.worker.terminate();
   }
 
-  private call<T>(method: string, args: unknown[]): Promise<T> {
+  private call<T>(method: string, args: unknown[], transfer: ArrayBuffer[] = []): Promise<T> {
     if (this.closed) return Promise.reject(new Error('duckdb-store: closed'));
     const id = this.nextId++;
     return new Promise<T>((resolve, reject) => {
       this.pending.set(id, { resolve: (v) => resolve(v as T), reject });
-      this.worker.postMessage({ id, method, args } satisfies CallMessage);
+      this.worker.postMessage({ id, method, args } satisfies CallMessage, transfer);
     });
   }
 }

@@ -1,0 +1,66 @@
+// Raw WAL records (issue 12 item 1: "write the WAL from the bytes you already have"). For a format whose parse is a
+// pure function of the body and a few request facts (IngestFormat.walKey), the record holds the body as the pipeline
+// decoded it plus those facts, instead of the parsed batch re-serialized: the request thread then writes bytes it
+// already has, and whoever stores the record (the DuckDB worker) parses it again off the request thread.
+//
+// Payload layout: [u8 RAW_KIND][u32 LE meta length][meta: JSON][body]. JSON payloads (wal-codec.ts) start with `[`,
+// so the first byte tells the two apart.
+import type { IncomingHttpHeaders } from 'node:http';
+import { crc32 as zlibCrc32 } from 'node:zlib';
+import type { TenantBatch } from '../model/batch.js';
+import type { FormatRequest, IngestFormat } from './format.js';
+import { RECORD_HEADER_BYTES, decodePayload } from './wal-codec.js';
+
+const RAW_KIND = 0x03;
+const META_AT = 5;
+
+/**
+ * The headers a replayable format may read (IngestFormat.walKey promises it reads no other): the body's media type
+ * and encoding (OTLP JSON or protobuf, remote write's optional snappy) and remote write's version. Credentials and
+ * everything else stay out of the WAL.
+ */
+export const REPLAY_HEADERS = ['content-type', 'content-encoding', 'x-prometheus-remote-write-version'] as const;
+
+/** A framed record as the pieces written one after the other (no copy into one buffer on the request path). */
+export interface RecordPieces {
+  pieces: Buffer[];
+  length: number;
+}
+
+export function encodeRawRecord(tenantId: string, format: IngestFormat & { walKey: string }, req: FormatRequest, body: Buffer, rows: number): RecordPieces {
+  const headers: Record<string, string> = {};
+  for (const h of REPLAY_HEADERS) {
+    const v = req.headers[h];
+    if (v !== undefined) headers[h] = Array.isArray(v) ? v.join(', ') : v;
+  }
+  const meta = Buffer.from(JSON.stringify([tenantId, format.name, format.walKey, req.nowNs.toString(), req.path, req.query.toString(), headers]));
+  const head = Buffer.allocUnsafe(RECORD_HEADER_BYTES + META_AT);
+  const payloadLength = META_AT + meta.length + body.length;
+  head.writeUInt32LE(payloadLength, 0);
+  head.writeUInt32LE(rows, 8);
+  head.writeUInt8(RAW_KIND, RECORD_HEADER_BYTES);
+  head.writeUInt32LE(meta.length, RECORD_HEADER_BYTES + 1);
+  // zlib's crc32 continues from a previous value: the CRC of row count + payload without joining them.
+  const crc = zlibCrc32(body, zlibCrc32(meta, zlibCrc32(head.subarray(8))));
+  head.writeUInt32LE(crc, 4);
+  return { pieces: [head, meta, body], length: head.length + meta.length + body.length };
+}
+
+/** How a raw record's format is found again: every format with a walKey, by that key. */
+export type ReplayFormats = ReadonlyMap<string, IngestFormat>;
+
+/**
+ * The batch a payload holds: JSON payloads decode as they are; raw ones are parsed again by their format with the
+ * request facts they were received with, which gives the batch the request thread acknowledged.
+ */
+export async function decodeAnyPayload(payload: Uint8Array, formats: ReplayFormats): Promise<TenantBatch> {
+  const buf = Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength);
+  if (buf[0] !== RAW_KIND) return decodePayload(buf);
+  const metaEnd = META_AT + buf.readUInt32LE(1);
+  const [tenantId, name, walKey, nowNs, path, query, headers] = JSON.parse(buf.toString('utf8', META_AT, metaEnd)) as
+    [string, string, string, string, string, string, IncomingHttpHeaders];
+  const format = formats.get(walKey);
+  if (format === undefined) throw new Error(`wal: no format ${walKey} to replay a raw record with`);
+  const parsed = await format.parse(buf.subarray(metaEnd), { path, query: new URLSearchParams(query), headers, nowNs: BigInt(nowNs) });
+  return { tenantId, format: name, batch: parsed.batch };
+}
