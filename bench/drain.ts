@@ -14,3 +14,27 @@ export async function waitForDrain(svc: RunningService, limitS = 600): Promise<n
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
+
+/**
+ * Samples what is acknowledged but not yet in the store every `everyMs` until stopped: the backlog's peak, in bytes
+ * of WAL records (issue 12 item 1: "the backlog stays bounded; report … the backlog's peak").
+ */
+export function watchBacklog(svc: RunningService, everyMs = 250): { stop(): Promise<number> } {
+  let peak = 0;
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      const text = (await admin(svc, 'GET', '/metrics')).text;
+      const m = /^sightline_wal_unflushed_bytes (\d+)$/m.exec(text);
+      if (m) peak = Math.max(peak, Number(m[1]));
+      await new Promise((resolve) => setTimeout(resolve, everyMs));
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      await loop;
+      return peak;
+    },
+  };
+}

@@ -6,7 +6,7 @@ import { startService, admin, newAccount, call } from '../test/support/service.j
 import { startBareServer } from './bare-server.js';
 import { ndjsonBodies, percentile, runLoad, type LoadResult } from './load.js';
 import { extraBenchmarks } from './extra-benchmarks.js';
-import { waitForDrain } from './drain.js';
+import { waitForDrain, watchBacklog } from './drain.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 8);
@@ -53,11 +53,13 @@ async function main(): Promise<void> {
         await new Promise((res) => setTimeout(res, 250));
       }
     })();
+    const backlog = watchBacklog(svc);
     const svcResult = await runLoad({ url, headers, bodies, connections: CONNECTIONS, seconds: SECONDS });
     load.running = false;
     await queries;
     // What was acknowledged but not yet in DuckDB when the run ended: the rate all the way into the store counts it.
     const drainS = await waitForDrain(svc);
+    const peakBytes = await backlog.stop();
 
     console.log(line('bare node:http, parse only', bareResult));
     console.log(line('sightline native NDJSON (durable)', svcResult));
@@ -66,6 +68,12 @@ async function main(): Promise<void> {
     const storedRate = svcResult.entries / (svcResult.seconds + drainS);
     console.log(`backlog landed in DuckDB ${drainS.toFixed(1)} s after the run: ${Math.round(storedRate).toLocaleString('en')} entries/s acked and stored ` +
       `(${((storedRate / (bareResult.entries / bareResult.seconds)) * 100).toFixed(1)} % of bare-parse)`);
+    console.log(`backlog peak: ${(peakBytes / 1e6).toFixed(1)} MB of WAL records not yet in the store (~${Math.round(peakBytes / bytesPerEntry).toLocaleString('en')} entries)`);
+    // Half the load just measured, paced (open loop): the acknowledgement latency a steady shipper sees.
+    const half = (svcResult.entries / svcResult.seconds) / 2;
+    const paced = await runLoad({ url, headers, bodies, connections: CONNECTIONS, seconds: SECONDS, entriesPerSecond: half });
+    await waitForDrain(svc);
+    console.log(line(`  paced at half (${Math.round(half).toLocaleString('en')}/s)`, paced));
     console.log(`LogsQL stats query during full ingest: ${queryMs.length} queries, p50 ${percentile(queryMs, 50).toFixed(1)} ms, p99 ${percentile(queryMs, 99).toFixed(1)} ms`);
 
     await extraBenchmarks({ svc, acct, seconds: SECONDS, connections: CONNECTIONS, line });

@@ -18,6 +18,12 @@ export interface LoadOptions {
   bodies: { body: Buffer; entries: number }[];
   connections: number;
   seconds: number;
+  /**
+   * Open loop at this many entries/s in all (issue 12 item 1: "p99 acknowledgement at half of that load"): each
+   * body goes out at its scheduled time, and a late answer does not push the schedule back. Unset: closed loop,
+   * each connection sends its next body as soon as the last is answered (the most the service takes).
+   */
+  entriesPerSecond?: number;
 }
 
 export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
@@ -27,10 +33,17 @@ export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
   const start = performance.now();
   const deadline = start + opts.seconds * 1000;
   let next = 0;
+  // Paced: body k is due at start + k × (entries per body / rate); whichever connection is free takes it.
+  const meanEntries = opts.bodies.reduce((n, b) => n + b.entries, 0) / Math.max(1, opts.bodies.length);
+  const intervalMs = opts.entriesPerSecond ? (meanEntries / opts.entriesPerSecond) * 1000 : 0;
   const worker = async () => {
     while (performance.now() < deadline) {
-      const item = opts.bodies[next++ % opts.bodies.length];
+      const k = next++;
+      const item = opts.bodies[k % opts.bodies.length];
       if (!item) return;
+      const due = start + k * intervalMs;
+      if (due > deadline) return;
+      if (due > performance.now()) await new Promise((resolve) => setTimeout(resolve, due - performance.now()));
       const t0 = performance.now();
       const { status, text } = await post(u, agent, opts.headers, item.body);
       const ms = performance.now() - t0;

@@ -57,13 +57,20 @@ export function seriesId(name: string, labels: Readonly<Record<string, string>>)
 /** The rows one batch adds: each distinct series once (insert with INSERT OR IGNORE) and every sample. */
 export function sampleRows(tenantId: string, samples: readonly MetricSample[]): { series: SeriesRow[]; samples: SampleRow[] } {
   const series = new Map<string, SeriesRow>();
+  // The parsers hand every sample of a series the same labels object: sorting, JSON and hashing once per object
+  // instead of once per sample made remote write's store side several times cheaper (issue 12 item 2).
+  const byLabelsObject = new Map<Readonly<Record<string, string>>, SeriesRow>();
   const rows: SampleRow[] = [];
   for (const s of samples) {
-    const labels = canonicalLabels(s.labels);
-    const labelsJson = JSON.stringify(labels);
-    const key = `${s.name}\u0000${labelsJson}`;
-    let row = series.get(key);
-    if (!row) series.set(key, (row = { tenantId, seriesId: seriesId(s.name, labels), name: s.name, labelsJson }));
+    let row = byLabelsObject.get(s.labels);
+    if (row?.name !== s.name) {
+      const labels = canonicalLabels(s.labels);
+      const labelsJson = JSON.stringify(labels);
+      const key = `${s.name}\u0000${labelsJson}`;
+      row = series.get(key);
+      if (!row) series.set(key, (row = { tenantId, seriesId: seriesId(s.name, labels), name: s.name, labelsJson }));
+      byLabelsObject.set(s.labels, row);
+    }
     const stale = isStaleMarker(s.value);
     rows.push({ tenantId, seriesId: row.seriesId, name: s.name, timeMs: BigInt(Math.trunc(s.timeMs)), value: stale ? Number.NaN : s.value, stale });
   }
