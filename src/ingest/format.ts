@@ -21,6 +21,17 @@ export interface ParsedBody {
   replyData?: unknown;
 }
 
+/**
+ * What the request thread needs of a body it does not parse into a batch (IngestFormat.count): how many entries and
+ * store rows it holds, its metering signal, and the reply's data — the same as parse() would give.
+ */
+export interface CountedBody {
+  entries: number;
+  rows: number;
+  signal: Signal;
+  replyData?: unknown;
+}
+
 export interface IngestFormat {
   /** Stored with every row (`native`, `otlp`, `loki`, …). */
   readonly name: string;
@@ -31,6 +42,12 @@ export interface IngestFormat {
    */
   readonly walKey?: string;
   parse(body: Buffer, req: FormatRequest): ParsedBody | Promise<ParsedBody>;
+  /**
+   * Only with a walKey: refuses exactly what parse() refuses (the same errors) and counts what it would give,
+   * without building the batch. The request thread then does this much and no more; the store parses the body
+   * from the WAL (issue 12 item 1: each line is turned into rows once, off the request thread).
+   */
+  count?(body: Buffer, req: FormatRequest): CountedBody | Promise<CountedBody>;
   /** Writes the 2xx reply; without it the spec's `{"status":"ok","accepted":N}`. */
   reply?(ctx: RequestContext, accepted: number, parsed: ParsedBody): void;
 }

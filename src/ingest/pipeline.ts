@@ -10,9 +10,9 @@ import { authorize } from '../auth/authorize.js';
 import type { KeyResolver } from '../auth/key-resolver.js';
 import type { Clock } from '../clock.js';
 import { ServiceError } from '../errors.js';
-import type { FormatRequest, IngestFormat, ParsedBody } from './format.js';
+import type { CountedBody, FormatRequest, IngestFormat, ParsedBody } from './format.js';
 import { BodyTooLargeError, decodeBody, readBody } from './body.js';
-import { batchEntryCount, batchIsEmpty } from '../model/batch.js';
+import { batchEntryCount, emptyBatch, type Batch } from '../model/batch.js';
 import { msToNs } from '../model/time.js';
 import type { Admission } from './admission.js';
 import type { RefusalCounter } from '../observability/refusals.js';
@@ -47,8 +47,11 @@ export interface IngestRoute {
 export interface DurableSink {
   /** Throws errors.walFull() / errors.backpressure() when it cannot take more. */
   checkPressure(): void;
-  /** `source` is what was parsed: a format with a walKey is stored from it (wal-raw.ts). */
-  append(tenantId: string, format: IngestFormat, parsed: ParsedBody, source: { body: Buffer; req: FormatRequest }): Promise<void>;
+  /**
+   * `entries.batch` is absent when the body was only counted (IngestFormat.count); `source` is the body itself,
+   * which a format with a walKey is stored from (wal-raw.ts).
+   */
+  append(tenantId: string, format: IngestFormat, entries: { batch: Batch | undefined; rows: number }, source: { body: Buffer; req: FormatRequest }): Promise<void>;
 }
 
 export interface PipelineDeps {
@@ -85,21 +88,23 @@ export class IngestPipeline {
         tooLarge: route.tooLarge,
       });
       const formatReq: FormatRequest = { path: ctx.path, query: ctx.query, headers: req.headers, nowNs: msToNs(nowMs) };
-      const parsed = await route.format.parse(body, formatReq);
-      const entries = batchEntryCount(parsed.batch);
+      const { counted, batch } = await readEntries(route.format, body, formatReq);
+      const entries = counted.entries;
 
       const ticket = await this.deps.admission.admit(grant.account, grant.tenant.id, plan, entries, body.length);
       try {
-        if (!batchIsEmpty(parsed.batch)) {
+        if (counted.rows > 0) {
           this.deps.sink.checkPressure();
-          await this.deps.sink.append(grant.tenant.id, route.format, parsed, { body, req: formatReq });
+          await this.deps.sink.append(grant.tenant.id, route.format, { batch, rows: counted.rows }, { body, req: formatReq });
         }
       } catch (e) {
         this.deps.admission.release(ticket);
         throw e;
       }
-      this.deps.admission.commit(ticket, parsed.signal);
+      this.deps.admission.commit(ticket, counted.signal);
       if (route.replyHeaders) for (const [k, v] of Object.entries(route.replyHeaders)) res.setHeader(k, v);
+      // A counted body's reply reads only its replyData (replies never read the batch of a format that counts).
+      const parsed: ParsedBody = { batch: batch ?? emptyBatch(), signal: counted.signal, replyData: counted.replyData };
       if (route.format.reply) route.format.reply(ctx, entries, parsed);
       else sendJson(res, 200, { status: 'ok', accepted: entries });
     } catch (e) {
@@ -119,6 +124,18 @@ export class IngestPipeline {
       sendError(res, err, route.errorShape, route.replyHeaders, route.errorFields?.(err, req.headers));
     }
   }
+}
+
+/**
+ * The body counted (a format with count(): the store parses it later, from the WAL) or parsed into its batch. Either
+ * way the same refusals, the same counts.
+ */
+async function readEntries(format: IngestFormat, body: Buffer, req: FormatRequest): Promise<{ counted: CountedBody; batch?: Batch }> {
+  if (format.count) return { counted: await format.count(body, req) };
+  const parsed = await format.parse(body, req);
+  const rows = parsed.batch.logs.length + parsed.batch.spans.length + (parsed.batch.samples?.length ?? 0)
+    + (parsed.batch.metadata?.length ?? 0) + (parsed.batch.replay?.length ?? 0);
+  return { counted: { entries: batchEntryCount(parsed.batch), rows, signal: parsed.signal, replyData: parsed.replyData }, batch: parsed.batch };
 }
 
 function declaredLength(req: IncomingMessage): number {

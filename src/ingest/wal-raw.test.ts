@@ -160,21 +160,22 @@ describe('the WAL and a store that decodes records', () => {
     const dir = await mkdtemp(join(tmpdir(), 'wal-raw-'));
     dirs.push(dir);
     const held = new DecodingStore();
-    const gate: { open?: () => void } = {};
+    // Every write the first process sends hangs until it "crashes" (two may be in flight at once).
+    const hanging: (() => void)[] = [];
     const blocked: WalTarget = {
       write: () => Promise.reject(new Error('unused')),
-      writeRecords: () => new Promise<void>((_resolve, reject) => { gate.open = () => reject(new Error('crashed before commit')); }),
+      writeRecords: () => new Promise<void>((_resolve, reject) => { hanging.push(() => reject(new Error('crashed before commit'))); }),
       walPosition: () => Promise.resolve(0n),
     };
     const wal = await openWal({ dir, store: blocked, maxBytes: 1 << 30, batchIntervalMs: 5, onError: () => undefined });
     await appendNative(wal, ['r1', 'r2']);
     await appendNative(wal, ['r3']);
-    while (gate.open === undefined) await new Promise((resolve) => setTimeout(resolve, 2)); // the write is in flight
+    while (hanging.length === 0) await new Promise((resolve) => setTimeout(resolve, 2)); // a write is in flight
     // The acks are in; the store never committed. A new process opens the same directory.
     const reopened = await openWal({ dir, store: held, maxBytes: 1 << 30, batchIntervalMs: 5 });
     assert.deepEqual(held.msgs, ['r1', 'r2', 'r3']);
     await reopened.close();
-    gate.open();
+    for (const fail of hanging) fail();
     await wal.close({ drainForMs: 0 });
   });
 });

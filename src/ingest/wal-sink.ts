@@ -11,10 +11,12 @@ export function walSink(wal: Wal): DurableSink {
       if (p === 'wal_full') throw errors.walFull();
       if (p === 'backpressure') throw errors.backpressure();
     },
-    append(tenantId, format, parsed, source) {
-      const tb = { tenantId, format: format.name, batch: parsed.batch };
+    append(tenantId, format, entries, source) {
       const walKey = format.walKey;
-      return walKey === undefined ? wal.append(tb) : wal.append(tb, { format: { ...format, walKey }, req: source.req, body: source.body });
+      const raw = walKey === undefined ? undefined : { format: { ...format, walKey }, req: source.req, body: source.body };
+      if (entries.batch !== undefined) return wal.append({ tenantId, format: format.name, batch: entries.batch }, raw);
+      if (raw === undefined) return Promise.reject(new Error(`wal: format ${format.name} counted a body it cannot be stored from`));
+      return wal.appendUnparsed(tenantId, entries.rows, raw);
     },
   };
 }

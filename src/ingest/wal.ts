@@ -8,7 +8,7 @@ import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { TenantBatch } from '../model/batch.js';
 import type { WalTarget } from '../stores/telemetry/telemetry-store.js';
 import type { FormatRequest, IngestFormat } from './format.js';
-import { encodeRecord, rowCount, scanRecords, type FramedRecord } from './wal-codec.js';
+import { RECORD_HEADER_BYTES, encodeRecord, rowCount, scanRecords, type FramedRecord } from './wal-codec.js';
 import { decodeAnyPayload, encodeRawRecord, type RecordPieces } from './wal-raw.js';
 import { replayFormats } from './replay-formats.js';
 import { Drain, type Queued } from './wal-drain.js';
@@ -66,6 +66,11 @@ export interface Wal {
    * re-serialized (issue 12 item 1). The batch and body are kept by reference until drained: do not mutate them.
    */
   append(tb: TenantBatch, raw?: RawSource): Promise<void>;
+  /**
+   * append() of a body that was counted, not parsed (IngestFormat.count): the record holds the body, and the batch
+   * is parsed from it where the store needs it (the DuckDB worker, or the drain for a store on this thread).
+   */
+  appendUnparsed(tenantId: string, rows: number, raw: RawSource): Promise<void>;
   pressure(): WalPressure;
   /** Resolves when everything appended before the call is committed to the store. */
   flush(): Promise<void>;
@@ -138,7 +143,7 @@ async function recover(dir: string, storePos: bigint, onError: (e: unknown) => v
 
 interface Pending {
   rec: RecordPieces;
-  tb: TenantBatch;
+  tb: TenantBatch | undefined;
   rows: number;
   resolve: () => void;
   reject: (e: unknown) => void;
@@ -194,16 +199,24 @@ class WalImpl implements Wal {
   }
 
   append(tb: TenantBatch, raw?: RawSource): Promise<void> {
+    const rows = rowCount(tb);
+    return this.enqueue(() => {
+      if (raw) return encodeRawRecord(tb.tenantId, raw.format, raw.req, raw.body, rows);
+      const buf = encodeRecord(tb);
+      return { pieces: [buf], length: buf.length };
+    }, tb, rows);
+  }
+
+  appendUnparsed(tenantId: string, rows: number, raw: RawSource): Promise<void> {
+    return this.enqueue(() => encodeRawRecord(tenantId, raw.format, raw.req, raw.body, rows), undefined, rows);
+  }
+
+  private enqueue(encode: () => RecordPieces, tb: TenantBatch | undefined, rows: number): Promise<void> {
     if (this.closing) return Promise.reject(new Error('wal: closed'));
     if (this.broken !== undefined) return Promise.reject(asError(this.broken));
-    const rows = rowCount(tb);
     let rec: RecordPieces;
     try {
-      if (raw) rec = encodeRawRecord(tb.tenantId, raw.format, raw.req, raw.body, rows);
-      else {
-        const buf = encodeRecord(tb);
-        rec = { pieces: [buf], length: buf.length };
-      }
+      rec = encode();
     } catch (e) {
       return Promise.reject(asError(e));
     }
@@ -247,7 +260,7 @@ class WalImpl implements Wal {
         const keep = this.inMemory + g.rec.length <= this.memoryCap;
         if (keep) this.inMemory += g.rec.length;
         // A store that decodes records itself gets the bytes; any other gets the batch already parsed.
-        const held = !keep ? {} : this.storeDecodes ? { rec: g.rec.pieces } : { tb: g.tb };
+        const held = !keep ? {} : this.storeDecodes || g.tb === undefined ? { rec: g.rec.pieces } : { tb: g.tb };
         this.drain.push({ ...held, end: this.acked, bytes: g.rec.length, rows: g.rows, readyAt });
         g.resolve();
       }
@@ -272,9 +285,11 @@ class WalImpl implements Wal {
   /** The batches of `entries`, decoding those not held in memory from their segments. */
   private async load(entries: Queued[]): Promise<TenantBatch[]> {
     const out: TenantBatch[] = [];
-    await this.walk(entries, (q) => {
-      if (q.tb === undefined) throw new Error('wal: a held record has no batch');
-      out.push(q.tb);
+    await this.walk(entries, async (q) => {
+      if (q.tb !== undefined) out.push(q.tb);
+      // A record held as bytes (its body was counted, not parsed) is parsed here, as a read-back one would be.
+      else if (q.rec !== undefined) out.push(await decodeAnyPayload(Buffer.concat(q.rec).subarray(RECORD_HEADER_BYTES), replayFormats));
+      else throw new Error('wal: a held record has neither batch nor bytes');
     }, async (records) => {
       let rows = 0;
       for (const r of records) {
@@ -315,14 +330,14 @@ class WalImpl implements Wal {
    * its segment in one piece (the records checked against their CRCs, and their count against the run's).
    */
   private async walk(
-    entries: Queued[], held: (q: Queued) => void, readBack: (records: FramedRecord[], framed: Buffer) => Promise<void>,
+    entries: Queued[], held: (q: Queued) => void | Promise<void>, readBack: (records: FramedRecord[], framed: Buffer) => Promise<void>,
   ): Promise<void> {
     const isHeld = (q: Queued | undefined): boolean => q !== undefined && (q.tb !== undefined || q.rec !== undefined);
     let i = 0;
     while (i < entries.length) {
       const q = entries[i] as Queued;
       if (isHeld(q)) {
-        held(q);
+        await held(q);
         i++;
         continue;
       }

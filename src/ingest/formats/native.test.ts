@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ServiceError } from '../../errors.js';
 import type { LogEntry } from '../../model/log-entry.js';
-import { parseNative } from './native.js';
+import { countNative, parseNative } from './native.js';
 
 const NOW = 1_800_000_000_000_000_000n;
 const parse = (body: string | Buffer): LogEntry[] => parseNative(typeof body === 'string' ? Buffer.from(body) : body, NOW).logs;
@@ -112,4 +112,30 @@ void test('only logs are filled', () => {
   const batch = parseNative(Buffer.from('{"_msg":"a"}'), NOW);
   assert.equal(batch.logs.length, 1);
   assert.equal(batch.spans.length, 0);
+});
+
+/** What parseNative does to a body: its entry count, or the 400 it answers. */
+function outcome(body: Buffer, run: (b: Buffer) => number): string {
+  try {
+    return `ok ${run(body)}`;
+  } catch (e) {
+    return e instanceof ServiceError ? `${e.status} ${e.detail}` : `threw ${String(e)}`;
+  }
+}
+
+void test('countNative (the request thread when the WAL keeps the body) accepts and refuses exactly what parseNative does', () => {
+  const deep = (n: number) => `{"a":${'['.repeat(n)}1${']'.repeat(n)}}`;
+  const bodies = [
+    '', '  \n ', '{"_msg":"a"}', '{"_msg":"a"}\r\n\r\n   \n{"_msg":"b"}\n', '\ufeff{"_msg":"bom"}\n{"x":1}',
+    '[{"_msg":"a"},{"_msg":"b"}]', '[{"_msg":"a"}, 3]', '[1,', '{\n  "_msg": "pretty",\n  "level": "info"\n}\n',
+    '{"_msg":"a"}\n{"_msg":\n', '{"_msg":"a"}\n[1,2]\n', '"just a string"', '{"_msg":"a"}\nnull',
+    `{"_msg":"short"}\n${deep(20_000)}\n`, deep(20_000), `{"_msg":"a"}\n{"long":"${'x'.repeat(5000)}"}\n{"_msg":"b"}`,
+    '{"_msg":"é ü 中文"}\n{"msg":"\u0000"}',
+  ];
+  for (const text of bodies) {
+    const body = Buffer.from(text);
+    const parsed = outcome(body, (b) => parseNative(b, NOW).logs.length);
+    assert.equal(outcome(body, (b) => countNative(b, NOW)), parsed, `body ${JSON.stringify(text.slice(0, 60))}`);
+  }
+  assert.match(outcome(Buffer.from(deep(20_000)), (b) => countNative(b, NOW)), /^400 .*nested too deeply/);
 });
