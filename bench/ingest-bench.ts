@@ -69,8 +69,9 @@ async function main(): Promise<void> {
     console.log(`backlog landed in DuckDB ${drainS.toFixed(1)} s after the run: ${Math.round(storedRate).toLocaleString('en')} entries/s acked and stored ` +
       `(${((storedRate / (bareResult.entries / bareResult.seconds)) * 100).toFixed(1)} % of bare-parse)`);
     console.log(`backlog peak: ${(peakBytes / 1e6).toFixed(1)} MB of WAL records not yet in the store (~${Math.round(peakBytes / bytesPerEntry).toLocaleString('en')} entries)`);
-    // Half the load just measured, paced (open loop): the acknowledgement latency a steady shipper sees.
-    const half = (svcResult.entries / svcResult.seconds) / 2;
+    // Half the load the service sustains — acked and stored, the lower of the two rates — paced (open loop): the
+    // acknowledgement latency a steady shipper sees when the store keeps up.
+    const half = Math.min(svcResult.entries / svcResult.seconds, storedRate) / 2;
     const paced = await runLoad({ url, headers, bodies, connections: CONNECTIONS, seconds: SECONDS, entriesPerSecond: half });
     await waitForDrain(svc);
     console.log(line(`  paced at half (${Math.round(half).toLocaleString('en')}/s)`, paced));
