@@ -21,9 +21,9 @@ export async function waitForDrain(svc: RunningService, limitS = 600): Promise<n
  */
 export function watchBacklog(svc: RunningService, everyMs = 250): { stop(): Promise<number> } {
   let peak = 0;
-  let running = true;
+  const state = { running: true };
   const loop = (async () => {
-    while (running) {
+    while (state.running) {
       const text = (await admin(svc, 'GET', '/metrics')).text;
       const m = /^sightline_wal_unflushed_bytes (\d+)$/m.exec(text);
       if (m) peak = Math.max(peak, Number(m[1]));
@@ -32,7 +32,7 @@ export function watchBacklog(svc: RunningService, everyMs = 250): { stop(): Prom
   })();
   return {
     async stop() {
-      running = false;
+      state.running = false;
       await loop;
       return peak;
     },
