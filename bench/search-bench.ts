@@ -3,8 +3,9 @@
 // the same entries as raw NDJSON, then a needle search and `stats by (service) count()` through the store's LogsQL
 // read — the call select/logsql/query makes (streamLogs, with the route's default limit), parsed by the route's own
 // parser — beside grep and jq over the raw file, all in one run. The raw file is read warm (from the page cache) by
-// every tool, which is the fastest grep and jq can be. Store and grep figures are medians over several warm runs; jq
-// is timed once, as it takes minutes. Figures only: nothing here passes or fails on a time (STYLE.md).
+// every tool, which is the fastest grep and jq can be. Store and grep figures are medians over several warm runs,
+// taken in turns; jq is timed once, as it takes minutes. Figures only: nothing here passes or fails on a time
+// (STYLE.md).
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,7 +13,7 @@ import { compileLogsql } from '../src/query/logsql-request.js';
 import type { LogRow } from '../src/stores/telemetry/telemetry-store.js';
 import { percentile } from './load.js';
 import { loadSearchData, type SearchData } from './search-data.js';
-import { timeCommand } from './timed-command.js';
+import { timeCommand, type CommandRun } from './timed-command.js';
 
 const ENTRIES = Number(process.env.BENCH_SEARCH_ENTRIES ?? 10_000_000);
 const RUNS = 5;
@@ -21,15 +22,25 @@ const ROUTE_LIMIT = 1000;
 /** The strongest grep: byte-wise matching, no multibyte decoding. */
 const C_LOCALE = { LC_ALL: 'C' };
 
-async function median<T>(runs: number, fn: () => Promise<T>): Promise<{ ms: number; value: T }> {
-  let value = await fn(); // warm-up: first touch of the file or the store's blocks
-  const times: number[] = [];
+type Timed<T> = { ms: number; value: T };
+
+/**
+ * The median wall time of each of `fns` over `runs` warm runs. They take turns, one run of each per round, so that
+ * every one sees the same load from whatever else the machine is doing.
+ */
+async function medians<T extends unknown[]>(runs: number, fns: { [K in keyof T]: () => Promise<T[K]> }): Promise<{ [K in keyof T]: Timed<T[K]> }> {
+  const list = fns as (() => Promise<unknown>)[];
+  const values: unknown[] = [];
+  for (const fn of list) values.push(await fn()); // warm-up: first touch of the file or of the store's blocks
+  const times = list.map((): number[] => []);
   for (let i = 0; i < runs; i++) {
-    const t0 = performance.now();
-    value = await fn();
-    times.push(performance.now() - t0);
+    for (const [k, fn] of list.entries()) {
+      const t0 = performance.now();
+      values[k] = await fn();
+      times[k]?.push(performance.now() - t0);
+    }
   }
-  return { ms: percentile(times, 50), value };
+  return list.map((_fn, k) => ({ ms: percentile(times[k] ?? [], 50), value: values[k] })) as { [K in keyof T]: Timed<T[K]> };
 }
 
 /** A LogsQL query through the store as select/logsql/query runs it: streamed, every chunk collected. */
@@ -60,18 +71,22 @@ async function run(d: SearchData): Promise<void> {
     `${(storeBytes / 1e9).toFixed(2)} GB in DuckDB; loaded in ${d.loadSeconds.toFixed(0)} s straight through the ` +
     `store's write() in 50k-entry batches parsed by the native parser (not through HTTP)`);
 
-  const needle = await median(RUNS, () => logsql(d, d.needle));
-  const grep = await median(RUNS, () => timeCommand('grep', ['-F', d.needle, d.rawPath], C_LOCALE));
-  const grepI = await median(RUNS, () => timeCommand('grep', ['-iF', d.needle, d.rawPath], C_LOCALE));
+  const [needle, grep, grepI] = await medians<[LogRow[], CommandRun, CommandRun]>(RUNS, [
+    () => logsql(d, d.needle),
+    () => timeCommand('grep', ['-F', d.needle, d.rawPath], C_LOCALE),
+    () => timeCommand('grep', ['-iF', d.needle, d.rawPath], C_LOCALE),
+  ]);
   const jq = await timeCommand('jq', ['-c', `select(._msg|contains("${d.needle}"))`, d.rawPath]);
   const lines = (s: string) => s.split('\n').filter((l) => l !== '').length;
   console.log(`needle: sightline ${ms(needle.ms)}, grep -F ${ms(grep.ms)} (${versus(needle.ms, grep.ms)}), ` +
     `grep -iF ${ms(grepI.ms)} (${versus(needle.ms, grepI.ms)}), jq ${secs(jq.ms)} (${versus(needle.ms, jq.ms)}); ` +
     `found ${needle.value.length} / ${lines(grep.value.stdout)} / ${lines(grepI.value.stdout)} / ${lines(jq.stdout)}`);
 
-  const stats = await median(RUNS, () => logsql(d, '* | stats by (service) count() as n'));
-  // grep has no grouping: the usual shell stand-in is grep -o of the key, then sort | uniq -c.
-  const grepStats = await median(RUNS, () => timeCommand('bash', ['-c', `grep -o '"service":"[^"]*"' "$1" | sort | uniq -c`, '_', d.rawPath], C_LOCALE));
+  const [stats, grepStats] = await medians<[LogRow[], CommandRun]>(RUNS, [
+    () => logsql(d, '* | stats by (service) count() as n'),
+    // grep has no grouping: the usual shell stand-in is grep -o of the key, then sort | uniq -c.
+    () => timeCommand('bash', ['-c', `grep -o '"service":"[^"]*"' "$1" | sort | uniq -c`, '_', d.rawPath], C_LOCALE),
+  ]);
   const jqStats = await timeCommand('jq', ['-n', '-c', 'reduce inputs as $e ({}; .[$e.service] += 1)', d.rawPath]);
   const ours = countsOf(stats.value.map((r) => ({ service: String(r.service), n: Number(r.n) })));
   const grepped = countsOf(grepStats.value.stdout.trim().split('\n').map((l) => {
