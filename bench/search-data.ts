@@ -3,7 +3,7 @@
 // store's write() — the drain's own call — in batches parsed by the native ingest parser, not through HTTP: ten
 // million entries over HTTP take minutes that measure ingest, which ingest-bench already does.
 import { open } from 'node:fs/promises';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { parseNative } from '../src/ingest/formats/native.js';
 import { msToNs } from '../src/model/time.js';
@@ -20,17 +20,19 @@ export interface SearchData {
   storePath: string;
   entries: number;
   rawBytes: number;
-  /** A token found in exactly one entry. */
-  needle: string;
+  /** Tokens each found in exactly one entry: an id as users paste them (a UUID), and a word of letters only. */
+  needles: { id: string; word: string };
   loadSeconds: number;
 }
 
 /** Writes `dir`/raw.ndjson and `dir`/telemetry.duckdb; the store is left open. */
 export async function loadSearchData(dir: string, entries: number): Promise<SearchData> {
   const tenantId = 'bench-search';
-  const needle = `needle${randomBytes(6).toString('hex')}`;
-  // Not the first or last entry, where a scan that happens to start or stop early would find it for free.
-  const plantAt = Math.floor(entries * 0.37);
+  const word = `needle${Array.from(randomBytes(10), (b) => String.fromCharCode(97 + (b % 26))).join('')}`;
+  const needles = { id: randomUUID(), word };
+  // Not the first or last entries, where a scan that happens to start or stop early would find them for free.
+  const planted = new Map([[Math.floor(entries * 0.37), `lookup failed for ${needles.id} after retry`],
+    [Math.floor(entries * 0.61), `cache ${needles.word} evicted`]]);
   const rawPath = join(dir, 'raw.ndjson');
   const storePath = join(dir, 'telemetry.duckdb');
   const store = await openDuckdbStore(storePath);
@@ -41,11 +43,9 @@ export async function loadSearchData(dir: string, entries: number): Promise<Sear
   let walPosition = 0n;
   try {
     for (const lines of realisticLines(entries, BATCH)) {
-      const i = plantAt - seen;
-      const line = lines[i];
-      if (line !== undefined) {
-        const e = JSON.parse(line) as Record<string, unknown>;
-        lines[i] = JSON.stringify({ ...e, _msg: `lookup failed for ${needle} after retry` });
+      for (const [at, msg] of planted) {
+        const line = lines[at - seen];
+        if (line !== undefined) lines[at - seen] = JSON.stringify({ ...(JSON.parse(line) as Record<string, unknown>), _msg: msg });
       }
       seen += lines.length;
       const body = Buffer.from(lines.join('\n') + '\n');
@@ -60,5 +60,5 @@ export async function loadSearchData(dir: string, entries: number): Promise<Sear
   } finally {
     await raw.close();
   }
-  return { store, tenantId, rawPath, storePath, entries: seen, rawBytes, needle, loadSeconds: (performance.now() - t0) / 1000 };
+  return { store, tenantId, rawPath, storePath, entries: seen, rawBytes, needles, loadSeconds: (performance.now() - t0) / 1000 };
 }
