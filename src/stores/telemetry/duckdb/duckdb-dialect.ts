@@ -1,6 +1,7 @@
 // The DuckDB side of the LogsQL compiler's seam (sql/dialect.ts, issue 11 item 2): `$n` parameters, `fields` as a
 // JSON object read by RFC 6901 pointer, HUGEINT for wide time arithmetic, list aggregates, GROUPING_ID.
 import type { SqlDb, SqlDialect, SqlExecutor, SqlParam } from '../sql/dialect.js';
+import { duckdbContainsCi } from './contains-ci.js';
 
 /** JSON pointer (RFC 6901) of a top-level key: unlike a `$.` path it gives no meaning to `*`, `.`, `[` or quotes. */
 export function jsonPointer(key: string): string {
@@ -47,8 +48,7 @@ export const DUCKDB_DIALECT: SqlDialect = {
     const start = `${wide} - ((${from} % ${step}) + ${step}) % ${step}`;
     return `CAST(least(greatest(${start}, ${INT64_MIN}), ${INT64_MAX}) AS BIGINT)`;
   },
-  // contains() has no wildcards to escape.
-  containsCi: (v, needle, p) => `contains(lower(${v}), lower(${p.add(needle)}))`,
+  containsCi: duckdbContainsCi,
   regexpMatch: (v, re) => `regexp_matches(${v}, ${re})`,
   regexpFullMatch: (v, re) => `regexp_full_match(${v}, ${re})`,
   regexpGroup1: (v, re) => `regexp_extract(${v}, ${re}, 1)`,
