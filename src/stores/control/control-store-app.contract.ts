@@ -39,6 +39,8 @@ export function webAppContract(s: () => ControlStore, tenantOf: () => Promise<{ 
     const b = await tenantOf();
     const email = `Mixed.${uid()}@Example.com`;
     const first = await s().createUser({ accountId: a.accountId, email: email.toLowerCase(), role: 'admin' });
+    // created_at has millisecond resolution: two users made in the same millisecond have no "oldest".
+    await new Promise((resolve) => setTimeout(resolve, 3));
     const second = await s().createUser({ accountId: b.accountId, email: email.toLowerCase(), role: 'viewer' });
     assert.ok(first && second);
     assert.deepEqual((await s().findUsersByEmail(email)).map((u) => u.id), [first.id, second.id]);
