@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { admin, call, newAccount, startService, type RunningService } from '../test/support/service.js';
 import { percentile, runLoad } from './load.js';
-import { incidentLogs } from '../src/ai/testing/log-incidents.js';
+import { realisticBodies, type Body } from './realistic-bodies.js';
 import { waitForDrain } from './drain.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
@@ -60,7 +60,7 @@ async function timed(svc: RunningService, tenantId: string, key: string, query: 
   return { ms: percentile(times, 50), text };
 }
 
-async function measure(backend: Backend, bodies: { body: Buffer; entries: number }[]): Promise<Figures> {
+async function measure(backend: Backend, bodies: Body[]): Promise<Figures> {
   const svc = await startService({ env: { SIGHTLINE_PLATFORM_RATE: '100000000', ...backend.env } });
   let rawBytes = 0;
   try {
@@ -99,31 +99,6 @@ async function measure(backend: Backend, bodies: { body: Buffer; entries: number
 }
 
 const measured = new Map<string, number>();
-
-/** `count` NDJSON bodies of about `bytes` each, from the generator's ordinary traffic over the last hour. */
-function realisticBodies(count: number, bytes: number): { body: Buffer; entries: number }[] {
-  const out: { body: Buffer; entries: number }[] = [];
-  let lines: string[] = [];
-  let size = 0;
-  const spec = { kind: 'none' as const, seed: 20261124, incidentStartMs: Date.now() - 30 * 60_000, windowMs: 30 * 60_000, eventsPerWindow: Math.ceil((count * bytes) / 600) };
-  for (const chunk of incidentLogs(spec, 20_000)) {
-    for (const e of chunk) {
-      const line = JSON.stringify({
-        _time: new Date(Number(e.timeNs / 1_000_000n)).toISOString(), _msg: e.msg, service: e.service, level: e.severity,
-        trace_id: e.traceId, span_id: e.spanId, ...e.fields,
-      });
-      lines.push(line);
-      size += line.length + 1;
-      if (size >= bytes) {
-        out.push({ body: Buffer.from(lines.join('\n') + '\n'), entries: lines.length });
-        if (out.length === count) return out;
-        lines = [];
-        size = 0;
-      }
-    }
-  }
-  return out;
-}
 
 async function chdbInstalled(): Promise<boolean> {
   try {
