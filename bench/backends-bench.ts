@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { admin, call, newAccount, startService, type RunningService } from '../test/support/service.js';
 import { percentile, runLoad } from './load.js';
-import { realisticBodies } from './realistic-logs.js';
+import { realisticBodies, type Body } from './realistic-logs.js';
 import { waitForDrain } from './drain.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
@@ -60,7 +60,7 @@ async function timed(svc: RunningService, tenantId: string, key: string, query: 
   return { ms: percentile(times, 50), text };
 }
 
-async function measure(backend: Backend, bodies: { body: Buffer; entries: number }[]): Promise<Figures> {
+async function measure(backend: Backend, bodies: Body[]): Promise<Figures> {
   const svc = await startService({ env: { SIGHTLINE_PLATFORM_RATE: '100000000', ...backend.env } });
   let rawBytes = 0;
   try {

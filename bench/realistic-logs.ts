@@ -31,9 +31,15 @@ export function* realisticLines(entries: number, chunk = 20_000): Generator<stri
   }
 }
 
+/** One request body and how many entries it holds. */
+export interface Body {
+  body: Buffer;
+  entries: number;
+}
+
 /** `count` NDJSON bodies of about `bytes` each (the last line may overshoot). */
-export function realisticBodies(count: number, bytes: number): { body: Buffer; entries: number }[] {
-  const out: { body: Buffer; entries: number }[] = [];
+export function realisticBodies(count: number, bytes: number): Body[] {
+  const out: Body[] = [];
   let lines: string[] = [];
   let size = 0;
   // Lines are ~390 bytes: planning for 300 means the generator never runs out before `count` bodies are full.

@@ -3,9 +3,8 @@
 // the `min_history` eligibility check. Parameters only, as everywhere in this store.
 import type { LogsqlQuery } from '../../../model/logsql-ast.js';
 import type { OldestDataQuery, SpanDurationGroup, SpanFilter, TimeRange } from '../telemetry-store.js';
-import type { SqlExecutor, SqlParam } from '../sql/dialect.js';
+import type { SqlDb, SqlExecutor, SqlParam } from '../sql/dialect.js';
 import { oldestLogNs } from '../sql/oldest-logs.js';
-import { onDuckdb } from './duckdb-dialect.js';
 
 /**
  * Spans starting in the range, grouped by (service, name): how many, how many with status ERROR (OTLP status code
@@ -43,13 +42,16 @@ export async function spanDurations(
   }));
 }
 
-/** Unix ms of the oldest stored data of the signal (matching the query when one is given); null when none. */
-export async function oldestData(exec: SqlExecutor, tenantId: string, what: OldestDataQuery): Promise<number | null> {
+/**
+ * Unix ms of the oldest stored data of the signal (matching the query when one is given); null when none. `exec`
+ * speaks the dialect of the store's promoted field columns, which a log query's filter may read.
+ */
+export async function oldestData(exec: SqlDb, tenantId: string, what: OldestDataQuery): Promise<number | null> {
   switch (what.signal) {
     case 'logs':
     case 'rum': {
       const base: LogsqlQuery['filter'] = what.query?.filter ?? { kind: 'all' };
-      return nsToMs(await oldestLogNs(onDuckdb(exec), tenantId, base, what.signal === 'rum'));
+      return nsToMs(await oldestLogNs(exec, tenantId, base, what.signal === 'rum'));
     }
     case 'traces': {
       const rows = await exec.all('SELECT min(start_ns) AS t FROM spans WHERE tenant_id = $1', [tenantId]);

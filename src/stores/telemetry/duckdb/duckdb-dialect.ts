@@ -1,7 +1,10 @@
 // The DuckDB side of the LogsQL compiler's seam (sql/dialect.ts, issue 11 item 2): `$n` parameters, `fields` as a
-// JSON object read by RFC 6901 pointer, HUGEINT for wide time arithmetic, list aggregates, GROUPING_ID.
+// JSON object read by RFC 6901 pointer, HUGEINT for wide time arithmetic, list aggregates, GROUPING_ID. A store
+// with promoted field columns (field-columns.ts) gets the dialect of its columns: a promoted key is read from its
+// column, and from `fields` for the rows that hold it there (written before the promotion, or of another kind).
 import type { SqlDb, SqlDialect, SqlExecutor, SqlParam } from '../sql/dialect.js';
 import { duckdbContainsCi } from './contains-ci.js';
+import { FIELD_ORDER_COLUMN, joinFields, type FieldColumn } from './field-columns.js';
 
 /** JSON pointer (RFC 6901) of a top-level key: unlike a `$.` path it gives no meaning to `*`, `.`, `[` or quotes. */
 export function jsonPointer(key: string): string {
@@ -11,28 +14,14 @@ export function jsonPointer(key: string): string {
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 
-export const DUCKDB_DIALECT: SqlDialect = {
+/** Everything but the access to `fields`, which depends on the promoted columns. */
+const BASE: Omit<SqlDialect, FieldAccess> = {
   name: 'duckdb',
   // Integers and numbers are typed, so arithmetic on them stays BIGINT / DOUBLE.
   placeholder: (n, v) => (typeof v === 'bigint' ? `CAST($${n} AS BIGINT)` : typeof v === 'number' ? `CAST($${n} AS DOUBLE)` : `$${n}`),
   // A number travels as text: DuckDB's Node binding binds an integral number as int64, which `-1e308` is not.
   bind: (v: SqlParam) => (typeof v === 'number' ? String(v) : v),
   str: (s) => `'${s.replace(/'/g, "''")}'`,
-
-  logColumns: 'time_ns, msg, service, severity, trace_id, span_id, stream, fields',
-  fieldText: (name, p) => `coalesce(json_extract_string(fields, ${p.add(jsonPointer(name))}), '')`,
-  fieldsOut: 'CAST(fields AS VARCHAR) AS fields_json',
-  decodeFields(row) {
-    const parsed: unknown = typeof row.fields_json === 'string' ? JSON.parse(row.fields_json) : null;
-    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
-  },
-  // A MAP cast unpacks the JSON an order of magnitude faster than json_each; a JSON null comes out as NULL, and
-  // json_extract_string gives the text a filter compares (so "" is empty).
-  fieldPairs: (source) => `SELECT e.key AS k, json_extract_string(e.value, '$') AS v FROM (SELECT unnest(map_entries(` +
-    `TRY_CAST(fields AS MAP(VARCHAR, JSON)))) AS e FROM ${source}) AS m`,
-  // One JSON parse for every key (json_extract_string with a list of paths gives a list).
-  fieldList: (names, p) => `json_extract_string(fields, [${names.map((k) => p.add(jsonPointer(k))).join(', ')}])`,
-
   md5Hex: (x) => `md5(${x})`,
   toInt64: (x) => `CAST(${x} AS BIGINT)`,
   // The fraction is taken modulo so that pre-1970 times floor; HUGEINT because at the int64 ends BIGINT overflows.
@@ -66,7 +55,62 @@ export const DUCKDB_DIALECT: SqlDialect = {
   cte: (name, sql) => `WITH ${name} AS NOT MATERIALIZED (${sql})`,
 };
 
-/** The store's executor speaking DuckDB, for the reads of sql/. */
-export function onDuckdb(exec: SqlExecutor): SqlDb {
-  return { dialect: DUCKDB_DIALECT, all: (sql, params) => exec.all(sql, params) };
+type FieldAccess = 'logColumns' | 'fieldText' | 'fieldsOut' | 'decodeFields' | 'fieldPairs' | 'fieldList';
+
+const BASE_LOG_COLUMNS = 'time_ns, msg, service, severity, trace_id, span_id, stream, fields';
+
+/** The dialect of a `logs` table whose promoted field columns are `columns` (in table order). */
+export function duckdbDialect(columns: readonly FieldColumn[]): SqlDialect {
+  const byKey = new Map(columns.map((c) => [c.key, c]));
+  // The text a filter compares: what json_extract_string gives for the same value (field-columns.ts fits()).
+  const text = (c: FieldColumn): string => (c.kind === 'text' ? c.column : `CAST(${c.column} AS VARCHAR)`);
+  const names = columns.map((c) => c.column).join(', ');
+  const extra = columns.length === 0 ? '' : `, ${FIELD_ORDER_COLUMN}, ${names}`;
+  return {
+    ...BASE,
+    // Every relation over `logs` carries the promoted columns, so that a field reads the same after any pipe.
+    logColumns: BASE_LOG_COLUMNS + extra,
+    fieldText(name, p) {
+      const json = `json_extract_string(fields, ${p.add(jsonPointer(name))})`;
+      const c = byKey.get(name);
+      return c ? `coalesce(${text(c)}, ${json}, '')` : `coalesce(${json}, '')`;
+    },
+    fieldsOut: 'CAST(fields AS VARCHAR) AS fields_json' + extra,
+    decodeFields(row) {
+      const json = typeof row.fields_json === 'string' ? row.fields_json : 'null';
+      const order = row[FIELD_ORDER_COLUMN];
+      return joinFields(json, columns, columns.map((c) => row[c.column]), typeof order === 'string' ? order : null);
+    },
+    // A MAP cast unpacks the JSON an order of magnitude faster than json_each; a JSON null comes out as NULL, and
+    // json_extract_string gives the text a filter compares (so "" is empty). Promoted values follow, where present.
+    fieldPairs(source, p) {
+      const map = 'TRY_CAST(fields AS MAP(VARCHAR, JSON))';
+      if (columns.length === 0) {
+        return `SELECT e.key AS k, json_extract_string(e.value, '$') AS v FROM (SELECT unnest(map_entries(${map})) AS e ` +
+          `FROM ${source}) AS m`;
+      }
+      const json = `list_transform(map_entries(${map}), lambda e: {'k': e.key, 'v': json_extract_string(e.value, '$')})`;
+      const promoted = `list_filter([${columns.map((c) => `{'k': ${p.add(c.key)}, 'v': ${text(c)}}`).join(', ')}], ` +
+        'lambda x: x.v IS NOT NULL)';
+      return `SELECT e.k AS k, e.v AS v FROM (SELECT unnest(list_concat(${json}, ${promoted})) AS e FROM ${source}) AS m`;
+    },
+    // One JSON parse for every key (json_extract_string with a list of paths gives a list; DuckDB computes the
+    // repeated list once), a promoted key's column first.
+    fieldList(keys, p) {
+      const list = `json_extract_string(fields, [${keys.map((k) => p.add(jsonPointer(k))).join(', ')}])`;
+      if (!keys.some((k) => byKey.has(k))) return list;
+      return `[${keys.map((k, i) => {
+        const c = byKey.get(k);
+        return c ? `coalesce(${text(c)}, ${list}[${i + 1}])` : `${list}[${i + 1}]`;
+      }).join(', ')}]`;
+    },
+  };
+}
+
+/** The dialect of a `logs` table without promoted columns (an old file, or one no key has earned a column in). */
+export const DUCKDB_DIALECT: SqlDialect = duckdbDialect([]);
+
+/** An executor speaking DuckDB, for the reads of sql/. */
+export function onDuckdb(exec: SqlExecutor, dialect: SqlDialect = DUCKDB_DIALECT): SqlDb {
+  return { dialect, all: (sql, params) => exec.all(sql, params) };
 }

@@ -5,30 +5,15 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import type { FieldValue, LogEntry } from '../../../model/log-entry.js';
-import { log, logsBatch, span, spansBatch, telemetryStoreContract, type StoredLog } from '../telemetry-store.contract.js';
-import type { TelemetryStore } from '../telemetry-store.js';
+import type { FieldValue } from '../../../model/log-entry.js';
+import { log, logsBatch, span, spansBatch, telemetryStoreContract } from '../telemetry-store.contract.js';
 import { openDuckdbStore, type DuckdbTelemetryStore } from './duckdb-store.js';
 import { openDuckdbWorkerStore } from './worker-store.js';
+import { peekDuckdbLogs } from './peek-logs.js';
 
 const fileOf = (dir: string) => join(dir, 'telemetry.duckdb');
 
-function asDuckdb(s: TelemetryStore): DuckdbTelemetryStore {
-  if (!('reader' in s)) throw new Error('not the DuckDB store');
-  return s as DuckdbTelemetryStore;
-}
-
-async function peek(s: TelemetryStore, tenantId: string): Promise<StoredLog[]> {
-  const rows = await asDuckdb(s).reader.all('SELECT * FROM logs WHERE tenant_id = $1', [tenantId]);
-  return rows.map((r) => {
-    const entry: LogEntry = {
-      timeNs: r.time_ns as bigint, observedNs: r.observed_ns as bigint, service: String(r.service),
-      severity: String(r.severity), msg: String(r.msg), traceId: String(r.trace_id), spanId: String(r.span_id),
-      stream: String(r.stream), fields: JSON.parse(String(r.fields)) as Record<string, FieldValue>,
-    };
-    return { format: String(r.format), entry };
-  });
-}
+const peek = peekDuckdbLogs;
 
 telemetryStoreContract('duckdb', (dir) => openDuckdbStore(fileOf(dir)), peek);
 // The same store behind its worker thread, as the service runs it (worker-store.ts).

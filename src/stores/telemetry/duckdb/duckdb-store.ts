@@ -4,7 +4,6 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import type { TenantBatch } from '../../../model/batch.js';
-import type { LogEntry } from '../../../model/log-entry.js';
 import type { Span } from '../../../model/span.js';
 import type { LogsqlQuery } from '../../../model/logsql-ast.js';
 import type {
@@ -17,7 +16,7 @@ import { streamRows } from './stream-read.js';
 import { logFacets, logStreamFieldNames, logStreamFieldValues } from '../sql/logsql-facets.js';
 import { logValueCounts } from '../sql/value-counts.js';
 import { onDuckdb } from './duckdb-dialect.js';
-import { LOGS_TABLE_SQL, REPLAY_TABLE_SQL, SPANS_TABLE_SQL, WAL_STATE_TABLE_SQL } from './schema.js';
+import { LOGS_TABLE_SQL, REPLAY_TABLE_SQL, SPANS_TABLE_SQL, WAL_STATE_ROW_SQL, WAL_STATE_TABLE_SQL } from './schema.js';
 import { appendReplay, listReplaySessions, replayChunks } from './replay-store.js';
 import { appendMetrics } from './metrics-store.js';
 import { oldestData, spanDurations } from './detector-reads-sql.js';
@@ -27,32 +26,54 @@ import { DuckdbSeriesSource, METRIC_TABLES_SQL } from './samples-sql.js';
 import { eventToJson, linkToJson, rowToSpan, str, big } from '../sql/span-rows.js';
 import type { SeriesSource } from '../../../model/series-source.js';
 import type { ReplayChunk } from '../../../model/replay.js';
+import { appendLogs, int64, LOG_COLUMNS, ROWS_PER_YIELD } from './log-appender.js';
+import { addFieldColumns, canAddColumns, loadFieldColumns, migrateFieldColumns } from './field-catalog.js';
+import { FieldLayout, type FieldSnapshot } from './field-layout.js';
+import { DEFAULT_PROMOTION, keysToPromote, type PromotionPolicy } from './field-promotion.js';
+
+export { streamOf } from './log-appender.js';
 
 /** The DuckDB store, plus a read-only SQL door for tests and tools (never used to write). */
 export interface DuckdbTelemetryStore extends TelemetryStore {
   readonly reader: SqlExecutor;
 }
 
-/** Column order of LOGS_TABLE_SQL / SPANS_TABLE_SQL: the appenders write positionally, so open() checks it. */
-const LOG_COLUMNS = ['tenant_id', 'time_ns', 'observed_ns', 'service', 'severity', 'msg', 'trace_id', 'span_id',
-  'stream', 'fields', 'format'];
+/** Column order of SPANS_TABLE_SQL (and log-appender.ts LOG_COLUMNS): the appenders write positionally, so open() checks it. */
 const SPAN_COLUMNS = ['tenant_id', 'trace_id', 'span_id', 'parent_span_id', 'name', 'kind', 'start_ns', 'duration_ns',
   'status_code', 'status_message', 'service', 'attributes', 'resource', 'events', 'links'];
 
-/** Rows appended between yields inside a write (~2-5 ms of appender calls): keeps the event loop free for acks. */
-const ROWS_PER_YIELD = 1024;
 const READ_CONNECTIONS = 2;
-const INT64_MIN = -(2n ** 63n);
-const INT64_MAX = 2n ** 63n - 1n;
+/**
+ * DuckDB's own WAL size that triggers a checkpoint (its default is 16 MB). A checkpoint writes the row group being
+ * filled as it is; appends go on filling it, and the next checkpoint writes it again whole, leaving the earlier
+ * copy's blocks free in the file (reused by later checkpoints, never given back). Fed the drain's few-thousand-row
+ * writes, a fresh store ended with ~16 MB of free blocks at 16 MB — 0.36 bytes per raw NDJSON byte on 100 MB of it —
+ * and with 0-1.5 MB at 64 MB: 0.19-0.20 (bench/storage-probe.ts with PROBE_BATCH_ROWS=8000; issue 12 item 3). What
+ * 64 MB costs: that much more of DuckDB's WAL to replay after a crash, its rows (~250k log rows) kept uncompressed in
+ * DuckDB's buffer pool until the checkpoint.
+ */
+const CHECKPOINT_THRESHOLD = '64MB';
 
-export async function openDuckdbStore(path: string): Promise<DuckdbTelemetryStore> {
-  const instance = await DuckDBInstance.create(path);
+export interface DuckdbStoreOptions {
+  /** When a `fields` key gets a column of its own (field-promotion.ts); tests lower the thresholds. */
+  promotion?: PromotionPolicy;
+}
+
+export async function openDuckdbStore(path: string, options: DuckdbStoreOptions = {}): Promise<DuckdbTelemetryStore> {
+  const instance = await DuckDBInstance.create(path, { checkpoint_threshold: CHECKPOINT_THRESHOLD });
   const connections: DuckDBConnection[] = [];
   try {
     const writer = await instance.connect();
     connections.push(writer);
-    for (const sql of [LOGS_TABLE_SQL, SPANS_TABLE_SQL, REPLAY_TABLE_SQL, ...METRIC_TABLES_SQL, WAL_STATE_TABLE_SQL]) await writer.run(sql);
-    await checkColumns(writer, 'logs', LOG_COLUMNS);
+    // Creating the tables and migrating an older file is one transaction: a crash leaves the file as it was.
+    await writer.run('BEGIN TRANSACTION');
+    for (const sql of [LOGS_TABLE_SQL, SPANS_TABLE_SQL, REPLAY_TABLE_SQL, ...METRIC_TABLES_SQL, WAL_STATE_TABLE_SQL, WAL_STATE_ROW_SQL]) {
+      await writer.run(sql);
+    }
+    await migrateFieldColumns(writer);
+    await writer.run('COMMIT');
+    const fieldColumns = await loadFieldColumns({ all: async (sql, params) => (await writer.runAndReadAll(sql, params)).getRowObjectsJS() });
+    await checkColumns(writer, 'logs', [...LOG_COLUMNS, ...fieldColumns.map((c) => c.column)]);
     await checkColumns(writer, 'spans', SPAN_COLUMNS);
     const readers: Lane[] = [];
     for (let i = 0; i < READ_CONNECTIONS; i++) {
@@ -60,7 +81,7 @@ export async function openDuckdbStore(path: string): Promise<DuckdbTelemetryStor
       connections.push(c);
       readers.push(new Lane(c));
     }
-    return new DuckdbStore(instance, new Lane(writer), readers);
+    return new DuckdbStore(instance, new Lane(writer), readers, new FieldLayout(fieldColumns), options.promotion ?? DEFAULT_PROMOTION);
   } catch (e) {
     for (const c of connections) c.closeSync();
     instance.closeSync();
@@ -94,35 +115,53 @@ class Lane {
 
 class DuckdbStore implements DuckdbTelemetryStore {
   private closed = false;
+  /** Set when adding a promoted column failed: the store then keeps every key in the JSON until reopened. */
+  private promotionFailed = false;
   readonly reader: SqlExecutor = { all: (sql, params) => this.read(sql, params) };
-  private readonly logsDb: SqlDb = onDuckdb(this.reader);
   /** Aborts every open stream when the store closes; `streams` are the ones running, which close() waits out. */
   private readonly closing = new AbortController();
   private readonly streams = new Set<Promise<void>>();
-  private readonly streamDb: SqlDb & SqlStreamer = { ...this.logsDb, stream: (sql, params, onChunk, signal) => this.stream(sql, params, onChunk, signal) };
   readonly metrics: SeriesSource = new DuckdbSeriesSource(this.reader);
 
-  constructor(private readonly instance: DuckDBInstance, private readonly writer: Lane, private readonly readers: Lane[]) {}
+  constructor(
+    private readonly instance: DuckDBInstance, private readonly writer: Lane, private readonly readers: Lane[],
+    private readonly fields: FieldLayout, private readonly promotion: PromotionPolicy,
+  ) {}
+
+  /**
+   * A log read, compiled against the promoted columns of the moment (field-layout.ts) and run on the read connections
+   * through `reader`, which refuses once closed.
+   */
+  private logs<T>(fn: (db: SqlDb & SqlStreamer) => Promise<T>): Promise<T> {
+    return this.fields.read((s: FieldSnapshot) => fn({
+      ...onDuckdb(this.reader, s.dialect),
+      stream: (sql, params, onChunk, signal) => this.stream(sql, params, onChunk, signal),
+    }));
+  }
 
   async write(batches: TenantBatch[], walPosition: bigint): Promise<void> {
     this.assertOpen();
     await this.writer.run(async (c) => {
+      // A position the store already holds means these records are in it: a retry of a write whose commit went
+      // through, or a replay of one. Skipping keeps both exactly-once (checked again inside the transaction).
+      if (walPosition <= (await positionOn(c))) return;
+      await this.promoteFields(c, batches);
+      const columns = this.fields.columns;
+      const writable = this.fields.writableColumns().length;
       // One transaction holds the rows and the WAL position (DESIGN §1, exactly-once replay). DuckDB's
       // appender writes inside the connection's open transaction: a ROLLBACK — or a crash before COMMIT —
       // leaves neither rows nor position behind (duckdb-store.test.ts proves the rollback half).
       await c.run('BEGIN TRANSACTION');
       try {
-        // A position the store already holds means these records are in it: a retry of a write whose
-        // commit went through, or a replay of one. Skipping keeps both exactly-once.
         if (walPosition <= (await positionOn(c))) {
           await c.run('ROLLBACK');
           return;
         }
-        await appendLogs(c, batches);
+        await appendLogs(c, batches, columns, writable);
         await appendSpans(c, batches);
         await appendReplay(c, batches);
         await appendMetrics(c, batches);
-        await c.run('INSERT OR REPLACE INTO wal_state VALUES (1, $1)', [walPosition]);
+        await c.run('UPDATE wal_state SET position = $1 WHERE id = 1', [walPosition]);
         await c.run('COMMIT');
       } catch (e) {
         await c.run('ROLLBACK').catch(() => undefined);
@@ -131,48 +170,74 @@ class DuckdbStore implements DuckdbTelemetryStore {
     });
   }
 
+  /**
+   * Adds a column for each key this write earns one for (field-promotion.ts), in a transaction of its own that holds
+   * no rows and no WAL position: a crash after it leaves empty columns, which is a consistent store. Once committed
+   * the columns are known to reads, and this very write fills them unless a read compiled before is still running
+   * (field-layout.ts). Promotion only saves space: if adding a column fails, the store goes on without promoting.
+   */
+  private async promoteFields(c: DuckDBConnection, batches: TenantBatch[]): Promise<void> {
+    if (this.promotionFailed) return;
+    const columns = this.fields.columns;
+    const known = new Set(columns.map((col) => col.key));
+    const add = keysToPromote(batches, known, this.promotion.maxColumns - columns.length, this.promotion);
+    if (add.length === 0) return;
+    await c.run('BEGIN TRANSACTION');
+    try {
+      if (!(await canAddColumns(c, add.length))) {
+        await c.run('ROLLBACK');
+        return;
+      }
+      const added = await addFieldColumns(c, columns, add);
+      await c.run('COMMIT');
+      this.fields.publish(added);
+    } catch {
+      await c.run('ROLLBACK').catch(() => undefined);
+      this.promotionFailed = true;
+    }
+  }
+
   async walPosition(): Promise<bigint> {
     this.assertOpen();
     return this.writer.run(positionOn);
   }
 
-  // The log reads (the LogsQL compiler of ../sql/, in DuckDB's dialect) run on the read connections through `reader`,
-  // which refuses once closed.
+  // The log reads: the LogsQL compiler of ../sql/, in DuckDB's dialect of the promoted columns (logs()).
   searchLogs(tenantId: string, query: LogsqlQuery, range: TimeRange, limit: number): Promise<LogRow[]> {
-    return searchLogs(this.logsDb, tenantId, query, range, limit);
+    return this.logs((db) => searchLogs(db, tenantId, query, range, limit));
   }
 
   streamLogs(
     tenantId: string, query: LogsqlQuery, range: TimeRange, limit: number, onChunk: ChunkSink<LogRow>, signal?: AbortSignal,
   ): Promise<void> {
-    return streamLogs(this.streamDb, tenantId, query, range, limit, onChunk, signal);
+    return this.logs((db) => streamLogs(db, tenantId, query, range, limit, onChunk, signal));
   }
 
   logHits(tenantId: string, query: LogsqlQuery, range: TimeRange, stepNs: bigint): Promise<HitsSeries[]> {
-    return logHits(this.logsDb, tenantId, query, range, stepNs);
+    return this.logs((db) => logHits(db, tenantId, query, range, stepNs));
   }
 
   logFieldNames(tenantId: string, query: LogsqlQuery, range: TimeRange): Promise<ValueHits[]> {
-    return logFieldNames(this.logsDb, tenantId, query, range);
+    return this.logs((db) => logFieldNames(db, tenantId, query, range));
   }
 
   logFieldValues(tenantId: string, query: LogsqlQuery, range: TimeRange, field: string, limit: number): Promise<ValueHits[]> {
-    return logFieldValues(this.logsDb, tenantId, query, range, field, limit);
+    return this.logs((db) => logFieldValues(db, tenantId, query, range, field, limit));
   }
 
   logFacets(tenantId: string, query: LogsqlQuery, range: TimeRange, opts: FacetsOptions): Promise<Facet[]> {
-    return logFacets(this.logsDb, tenantId, query, range, opts);
+    return this.logs((db) => logFacets(db, tenantId, query, range, opts));
   }
   logValueCounts(tenantId: string, query: LogsqlQuery, req: ValueCountsRequest): Promise<ValueCounts> {
-    return logValueCounts(this.logsDb, tenantId, query, req);
+    return this.logs((db) => logValueCounts(db, tenantId, query, req));
   }
 
   logStreamFieldNames(tenantId: string, query: LogsqlQuery, range: TimeRange): Promise<ValueHits[]> {
-    return logStreamFieldNames(this.logsDb, tenantId, query, range);
+    return this.logs((db) => logStreamFieldNames(db, tenantId, query, range));
   }
 
   logStreamFieldValues(tenantId: string, query: LogsqlQuery, range: TimeRange, field: string, limit: number): Promise<ValueHits[]> {
-    return logStreamFieldValues(this.logsDb, tenantId, query, range, field, limit);
+    return this.logs((db) => logStreamFieldValues(db, tenantId, query, range, field, limit));
   }
 
   async getTrace(tenantId: string, traceId: string): Promise<Span[]> {
@@ -216,7 +281,7 @@ class DuckdbStore implements DuckdbTelemetryStore {
   }
 
   oldestData(tenantId: string, what: OldestDataQuery): Promise<number | null> {
-    return oldestData(this.reader, tenantId, what);
+    return this.logs((db) => oldestData(db, tenantId, what));
   }
 
   async sampleTraces(tenantId: string, range: TimeRange, filter: TraceSampleFilter, limit: number): Promise<Span[]> {
@@ -288,31 +353,6 @@ async function positionOn(c: DuckDBConnection): Promise<bigint> {
   return first === undefined ? 0n : big(first.position);
 }
 
-/** Appends every log of `batches`, yielding each ROWS_PER_YIELD rows (DESIGN §1: the drain must yield). */
-async function appendLogs(c: DuckDBConnection, batches: TenantBatch[]): Promise<void> {
-  if (!batches.some((b) => b.batch.logs.length > 0)) return;
-  await withAppender(c, 'logs', async (a) => {
-    let n = 0;
-    for (const { tenantId, format, batch } of batches) {
-      for (const e of batch.logs) {
-        a.appendVarchar(tenantId);
-        a.appendBigInt(int64(e.timeNs));
-        a.appendBigInt(int64(e.observedNs));
-        a.appendVarchar(e.service);
-        a.appendVarchar(e.severity);
-        a.appendVarchar(e.msg);
-        a.appendVarchar(e.traceId);
-        a.appendVarchar(e.spanId);
-        a.appendVarchar(streamOf(e));
-        a.appendVarchar(JSON.stringify(e.fields));
-        a.appendVarchar(format);
-        a.endRow();
-        if (++n % ROWS_PER_YIELD === 0) await yieldToLoop();
-      }
-    }
-  });
-}
-
 async function appendSpans(c: DuckDBConnection, batches: TenantBatch[]): Promise<void> {
   if (!batches.some((b) => b.batch.spans.length > 0)) return;
   await withAppender(c, 'spans', async (a) => {
@@ -339,19 +379,4 @@ async function appendSpans(c: DuckDBConnection, batches: TenantBatch[]): Promise
       }
     }
   });
-}
-
-/**
- * `_stream` when the format gave none: VictoriaLogs' stream labels, here from `service` alone
- * (model/log-entry.ts: "the store then derives it from service").
- */
-export function streamOf(e: LogEntry): string {
-  if (e.stream !== '') return e.stream;
-  if (e.service === '') return '{}';
-  return `{service="${e.service.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"}`;
-}
-
-/** A time outside int64 would fail the whole write and stall the drain; clamp instead (never drop). */
-function int64(v: bigint): bigint {
-  return v < INT64_MIN ? INT64_MIN : v > INT64_MAX ? INT64_MAX : v;
 }

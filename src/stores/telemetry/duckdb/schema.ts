@@ -8,6 +8,12 @@ CREATE TABLE IF NOT EXISTS logs (
   trace_id VARCHAR NOT NULL, span_id VARCHAR NOT NULL, stream VARCHAR NOT NULL,
   fields JSON NOT NULL, format VARCHAR NOT NULL)`;
 
+/**
+ * What a `logs` table made before promoted columns lacks (field-columns.ts). Nothing on a new table; on an older file,
+ * once, a NULL per stored row (DuckDB's ADD COLUMN: ~1 s per 10 M rows) when the store opens.
+ */
+export const LOGS_MIGRATION_SQL = ['ALTER TABLE logs ADD COLUMN IF NOT EXISTS field_order VARCHAR'];
+
 export const SPANS_TABLE_SQL = `
 CREATE TABLE IF NOT EXISTS spans (
   tenant_id VARCHAR NOT NULL, trace_id VARCHAR NOT NULL, span_id VARCHAR NOT NULL,
@@ -16,9 +22,15 @@ CREATE TABLE IF NOT EXISTS spans (
   status_message VARCHAR NOT NULL, service VARCHAR NOT NULL, attributes JSON NOT NULL,
   resource JSON NOT NULL, events JSON NOT NULL, links JSON NOT NULL)`;
 
-/** One row: the WAL position the last committed write reached (exactly-once replay). */
+/**
+ * One row: the WAL position the last committed write reached (exactly-once replay). Without a PRIMARY KEY: DuckDB
+ * keeps each index in a 256 KB block of its own, ~1% of a store holding 100 MB of NDJSON (issue 12 item 3); the
+ * store inserts the row when it opens (WAL_STATE_ROW_SQL) and only updates it after. Files made before keep theirs.
+ */
 export const WAL_STATE_TABLE_SQL = `
-CREATE TABLE IF NOT EXISTS wal_state (id INTEGER PRIMARY KEY, position BIGINT NOT NULL)`;
+CREATE TABLE IF NOT EXISTS wal_state (id INTEGER NOT NULL, position BIGINT NOT NULL)`;
+
+export const WAL_STATE_ROW_SQL = 'INSERT INTO wal_state SELECT 1, 0 WHERE NOT EXISTS (SELECT 1 FROM wal_state WHERE id = 1)';
 
 /** Session replay chunks: rrweb events as JSON text, one row per uploaded chunk (model/replay.ts). */
 export const REPLAY_TABLE_SQL = `

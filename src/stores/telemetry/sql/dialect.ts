@@ -58,8 +58,11 @@ export interface SqlDialect {
   /** SELECT items that carry the stored fields out of a searchLogs row, and how to read them back. */
   readonly fieldsOut: string;
   decodeFields(row: Record<string, unknown>): Record<string, unknown>;
-  /** `SELECT k, v FROM <source>`: one row per stored field (v its text, possibly NULL) of every row of `source`. */
-  fieldPairs(source: string): string;
+  /**
+   * `SELECT k, v FROM <source>`: one row per stored field (v its text, possibly NULL) of every row of `source`; key
+   * names the dialect writes (DuckDB's promoted columns) are bound through `p`.
+   */
+  fieldPairs(source: string, p: ParamSink): string;
   /** Several keys' texts read in one pass, as an array expression indexed from 1 (value counts); NULL/'' when missing. */
   fieldList(names: readonly string[], p: ParamSink): string;
 

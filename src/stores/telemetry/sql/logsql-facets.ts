@@ -34,7 +34,7 @@ function fixedColumns(d: SqlDialect): readonly [string, string][] {
 function pairsSql(fixed: readonly [string, string][], skip: Iterable<string>, p: SqlParams): string {
   const skipped = [...skip].map((k) => p.add(k));
   const parts = fixed.map(([name, expr]) => `SELECT '${name}' AS k, ${expr} AS v FROM r`);
-  parts.push(`SELECT k, v FROM (${p.dialect.fieldPairs('r')}) AS m` +
+  parts.push(`SELECT k, v FROM (${p.dialect.fieldPairs('r', p)}) AS m` +
     (skipped.length > 0 ? ` WHERE k NOT IN (${skipped.join(', ')})` : ''));
   return parts.join(' UNION ALL ');
 }

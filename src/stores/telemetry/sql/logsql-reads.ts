@@ -131,7 +131,7 @@ async function logsFieldNames(db: SqlDb, rel: LogsRelation, p: SqlParams): Promi
     `${f === '_time' || f === '_stream' ? 'count(*)' : d.countIf(`${f === '_msg' ? 'msg' : f} <> ''`)} AS f${i}`);
   const fixedSql = `SELECT ${counts.join(', ')} FROM (${rel.sql}) AS r`;
   // Each stored field with the text a filter compares (so "" and a JSON null are empty and not counted).
-  const keysSql = `SELECT k AS name, count(*) AS hits FROM (${d.fieldPairs(`(${rel.sql}) AS r`)}) AS m ` +
+  const keysSql = `SELECT k AS name, count(*) AS hits FROM (${d.fieldPairs(`(${rel.sql}) AS r`, p)}) AS m ` +
     `WHERE v <> '' GROUP BY k`;
   const [fixed] = await db.all(...p.finish(fixedSql));
   const keys = await db.all(...p.finish(keysSql));

@@ -1,0 +1,77 @@
+// Which `fields` keys a write promotes to columns of their own (field-columns.ts; issue 12 item 3). A key earns a
+// column by recurring: one write carries it in many rows with values of one kind. Promotion is for good (columns are
+// never dropped), bounded in number, and skipped on a table too large to alter quickly (field-catalog.ts), so a key
+// that does not earn a column simply stays in the JSON, as every key did before.
+import type { TenantBatch } from '../../../model/batch.js';
+import type { FieldValue } from '../../../model/log-entry.js';
+import { fits, type FieldKind } from './field-columns.js';
+
+export interface PromotionPolicy {
+  /** A key is promoted once one write carries it, with values of one kind, in at least this many rows. */
+  minRows: number;
+  /** Promoted columns at most: each costs the appender a value or a NULL on every row written. */
+  maxColumns: number;
+}
+
+export const DEFAULT_PROMOTION: PromotionPolicy = { minRows: 1000, maxColumns: 32 };
+
+/** Rows looked at per write: enough to see a recurring key, few enough that counting costs the drain nothing. */
+const SAMPLE_ROWS = 2048;
+/** UUID rather than text once nearly all of the key's strings are UUIDs (the others stay in the JSON). */
+const UUID_SHARE = 0.9;
+
+interface Seen {
+  text: number;
+  int: number;
+  uuid: number;
+}
+
+/** The keys this write should promote (in the order its rows first show them), with their kinds; at most `room`. */
+export function keysToPromote(
+  batches: readonly TenantBatch[], promoted: ReadonlySet<string>, room: number, policy: PromotionPolicy,
+): { key: string; kind: FieldKind }[] {
+  if (room <= 0) return [];
+  const total = batches.reduce((n, b) => n + b.batch.logs.length, 0);
+  if (total < policy.minRows) return [];
+  const seen = new Map<string, Seen>();
+  const look = (fields: Record<string, FieldValue>): void => {
+    for (const key of Object.keys(fields)) {
+      if (promoted.has(key)) continue;
+      let s = seen.get(key);
+      if (s === undefined) seen.set(key, (s = { text: 0, int: 0, uuid: 0 }));
+      count(s, fields[key] as FieldValue);
+    }
+  };
+  // Every row of a small write; random rows of a large one (random, not every n-th: a fixed stride can beat in
+  // step with a pattern in the rows and see a key far more or less often than it is there).
+  let sampled = 0;
+  for (const { batch } of batches) {
+    const logs = batch.logs;
+    const picks = total <= SAMPLE_ROWS ? logs.length : Math.round((SAMPLE_ROWS * logs.length) / total);
+    for (let j = 0; j < picks; j++) {
+      const e = total <= SAMPLE_ROWS ? logs[j] : logs[Math.floor(Math.random() * logs.length)];
+      if (e === undefined) continue;
+      look(e.fields);
+      sampled++;
+    }
+  }
+  if (sampled === 0) return [];
+  const scale = total / sampled;
+  const out: { key: string; kind: FieldKind }[] = [];
+  for (const [key, s] of seen) {
+    const [kind, n] = bestKind(s);
+    if (n * scale >= policy.minRows && out.length < room) out.push({ key, kind });
+  }
+  return out;
+}
+
+function count(s: Seen, v: FieldValue): void {
+  if (fits('uuid', v)) s.uuid++;
+  if (fits('text', v)) s.text++;
+  else if (fits('int', v)) s.int++;
+}
+
+function bestKind(s: Seen): [FieldKind, number] {
+  if (s.uuid > 0 && s.uuid >= UUID_SHARE * s.text) return ['uuid', s.uuid];
+  return s.int > s.text ? ['int', s.int] : ['text', s.text];
+}

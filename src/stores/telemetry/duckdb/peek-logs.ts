@@ -1,0 +1,29 @@
+// Tests' raw view of the DuckDB `logs` table (the contract's PeekLogs): every stored row of a tenant as written,
+// its fields joined back from `fields` and the promoted columns (field-columns.ts) as the store's reads join them.
+import type { FieldValue, LogEntry } from '../../../model/log-entry.js';
+import type { StoredLog } from '../telemetry-store.contract.js';
+import type { TelemetryStore } from '../telemetry-store.js';
+import type { DuckdbTelemetryStore } from './duckdb-store.js';
+import { joinFields } from './field-columns.js';
+import { loadFieldColumns } from './field-catalog.js';
+
+function asDuckdb(s: TelemetryStore): DuckdbTelemetryStore {
+  if (!('reader' in s)) throw new Error('not the DuckDB store');
+  return s as DuckdbTelemetryStore;
+}
+
+export async function peekDuckdbLogs(s: TelemetryStore, tenantId: string): Promise<StoredLog[]> {
+  const reader = asDuckdb(s).reader;
+  const columns = await loadFieldColumns(reader);
+  const rows = await reader.all('SELECT * FROM logs WHERE tenant_id = $1', [tenantId]);
+  return rows.map((r) => {
+    const order = r.field_order;
+    const fields = joinFields(String(r.fields), columns, columns.map((c) => r[c.column]), typeof order === 'string' ? order : null);
+    const entry: LogEntry = {
+      timeNs: r.time_ns as bigint, observedNs: r.observed_ns as bigint, service: String(r.service),
+      severity: String(r.severity), msg: String(r.msg), traceId: String(r.trace_id), spanId: String(r.span_id),
+      stream: String(r.stream), fields: fields as Record<string, FieldValue>,
+    };
+    return { format: String(r.format), entry };
+  });
+}
