@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { compress } from 'snappyjs';
-import type { TenantBatch } from '../model/batch.js';
+import { emptyBatch, type TenantBatch } from '../model/batch.js';
 import type { WalTarget } from '../stores/telemetry/telemetry-store.js';
 import type { FormatRequest, IngestFormat } from './format.js';
 import { nativeFormat } from './formats/native-format.js';
@@ -17,7 +17,7 @@ import { remoteWriteFormat } from './metrics/metrics-formats.js';
 import { encodeRemoteWrite } from './metrics/remote-write-proto.js';
 import { replayFormats } from './replay-formats.js';
 import { scanRecords } from './wal-codec.js';
-import { decodeAnyPayload, encodeRawRecord } from './wal-raw.js';
+import { decodeAnyPayload, encodeRawRecord, setUnparseableReporter } from './wal-raw.js';
 import { openWal } from './wal.js';
 
 const NOW = 1_764_000_000_000_000_000n;
@@ -74,6 +74,24 @@ describe('raw WAL records', () => {
     const { back, parsed } = await roundTrip(remoteWriteFormat, body, request({ 'content-type': 'application/x-protobuf' }, '/api/v1/write'));
     assert.deepEqual(back, parsed);
     assert.equal(back.batch.samples?.[0]?.name, 'up');
+  });
+});
+
+describe('a raw record its format no longer parses', () => {
+  test('is reported and gives no rows, instead of stopping the drain on it', async () => {
+    const stricter: IngestFormat = { ...nativeFormat, parse: () => { throw new Error('a rule added after the record was written'); } };
+    const rec = encodeRawRecord('t9', { ...nativeFormat, walKey: 'native' }, request(), Buffer.from('{"_msg":"a"}\n'), 1);
+    const { records } = scanRecords(Buffer.concat(rec.pieces));
+    const reports: string[] = [];
+    const previous = setUnparseableReporter((m) => reports.push(m));
+    try {
+      const back = await decodeAnyPayload(records[0]?.payload ?? assert.fail('no record'), new Map([['native', stricter]]));
+      assert.deepEqual(back, { tenantId: 't9', format: 'native', batch: emptyBatch() });
+    } finally {
+      setUnparseableReporter(previous);
+    }
+    assert.equal(reports.length, 1);
+    assert.match(reports[0] ?? '', /native record of tenant t9 no longer parses \(a rule added after the record was written\)/);
   });
 });
 

@@ -2,7 +2,8 @@
 // the JSON quirks, partial success, and the replies in the request's encoding.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { otlpLogsFormat, parseOtlpLogs } from './otlp-logs.js';
+import { countOtlpLogs, otlpLogsFormat, parseOtlpLogs } from './otlp-logs.js';
+import { ServiceError } from '../../errors.js';
 import { OtlpTypes, encodeMessage } from './otlp-proto.js';
 import { NOW_NS, fixture, json, rejects400, replyOf } from '../../../test/fixtures/ingest-formats/kit.js';
 
@@ -180,4 +181,56 @@ void test('malformed bodies are 400 with a detail that names the problem and not
   await rejects400(() => parseOtlpLogs(Buffer.from('{"resourceLogs":[7]}'), JSON_CT, NOW_NS), /resourceLogs\[0\] must be an object/);
   await rejects400(() => parseOtlpLogs(Buffer.from([0x0a, 0xff]), PROTO_CT, NOW_NS), /does not decode as ExportLogsServiceRequest/);
   await rejects400(() => parseOtlpLogs(Buffer.from('not otlp at all'), PROTO_CT, NOW_NS), /does not decode/);
+});
+
+/** What parse or count makes of a body, as text: the counts, signal and reply data, or the refusal. */
+function outcome(run: () => { entries: number; signal: string; replyData?: unknown }): string {
+  try {
+    const r = run();
+    return `ok ${r.entries} ${r.signal} ${JSON.stringify(r.replyData)}`;
+  } catch (e) {
+    return e instanceof ServiceError ? `${e.status} ${e.detail}` : `threw ${String(e)}`;
+  }
+}
+
+void test('countOtlpLogs (the request thread when the WAL keeps the body) gives what parseOtlpLogs does, or its refusal', () => {
+  const res = (lang: string | null, records: unknown[]) => ({
+    resource: lang === null ? undefined : { attributes: [
+      { key: 'telemetry.sdk.language', value: { stringValue: 'nodejs' } }, { key: 'telemetry.sdk.language', value: { stringValue: lang } },
+    ] },
+    scopeLogs: [{ scope: { name: 's' }, logRecords: records }, { logRecords: [] }],
+  });
+  const rec = (i: number) => ({ timeUnixNano: String(1_700_000_000_000_000_000n + BigInt(i)), body: { stringValue: `m${i}` },
+    severityNumber: 9, traceId: Buffer.alloc(16, i + 1).toString('hex'), attributes: [{ key: 'k', value: { intValue: i } }] });
+  const trees = [
+    {}, { resourceLogs: [] }, { resourceLogs: [res('webjs', [rec(1), rec(2)])] }, { resourceLogs: [res('webjs', [rec(1)]), res('nodejs', [rec(2)])] },
+    { resourceLogs: [res(null, [rec(1), rec(2), rec(3)]), res('webjs', [])] }, { resourceLogs: [res(null, [])] },
+    { resourceLogs: [res('webjs', [{}, { timeUnixNano: '18446744073709551615' }])] },
+  ];
+  const bodies: { body: Buffer; headers: Record<string, string> }[] = [];
+  for (const tree of trees) {
+    bodies.push({ body: protoBody(tree), headers: PROTO_CT });
+    bodies.push({ body: Buffer.from(JSON.stringify(tree)), headers: JSON_CT });
+  }
+  bodies.push({ body: Buffer.from(JSON.stringify({ resourceLogs: [{ scopeLogs: [{ logRecords: [5, { timeUnixNano: 'x' }, {}] }] }] })), headers: JSON_CT });
+  bodies.push({ body: Buffer.from('{"resourceLogs":[7]}'), headers: JSON_CT }, { body: Buffer.from([0x0a, 0xff]), headers: PROTO_CT });
+  // Bodies cut short and bytes flipped: whatever protobufjs makes of them, count must make the same.
+  const whole = protoBody(trees[3] ?? {});
+  let seed = 12;
+  const rnd = (n: number) => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n;
+  for (let i = 0; i < 300; i++) {
+    const b = Buffer.from(whole.subarray(0, i % 3 === 0 ? rnd(whole.length) : whole.length));
+    if (b.length > 0) for (let k = 0; k < 1 + rnd(3); k++) b[rnd(b.length)] = rnd(256);
+    bodies.push({ body: b, headers: PROTO_CT });
+  }
+  let refused = 0;
+  for (const { body, headers } of bodies) {
+    const parsed = outcome(() => {
+      const p = parseOtlpLogs(body, headers, NOW_NS);
+      return { entries: p.batch.logs.length, signal: p.signal, replyData: p.replyData };
+    });
+    assert.equal(outcome(() => countOtlpLogs(body, headers, NOW_NS)), parsed, `body ${body.toString('hex').slice(0, 80)}`);
+    if (!parsed.startsWith('ok')) refused++;
+  }
+  assert.ok(refused > 20 && refused < bodies.length - 20, `both outcomes are exercised (${refused} of ${bodies.length} refused)`);
 });

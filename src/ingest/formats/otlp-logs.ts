@@ -17,10 +17,11 @@
 // application/x-protobuf; both stream chunked bodies, gzip with `compression: 'gzip'`; the Collector's
 // otlphttp exporter posts protobuf and decodes our reply by its Content-Type.
 import type { IncomingHttpHeaders } from 'node:http';
-import type { IngestFormat, ParsedBody } from '../format.js';
+import type { Message } from 'protobufjs';
+import type { CountedBody, IngestFormat, ParsedBody } from '../format.js';
 import type { FieldValue, LogEntry } from '../../model/log-entry.js';
 import {
-  RecordRejected, Rejections, anyValue, bodyText, containersOf, decodeOtlpBody, enumValue, flatAttributes, get,
+  RecordRejected, Rejections, anyValue, bodyText, containersOf, decodeOtlpBody, decodeOtlpProto, enumValue, flatAttributes, get,
   hexId, isObj, listOf, nanos, otlpEncodingOf, otlpReplyData, resourceContext, scopeFields, sendOtlpReply,
   severityName, str, SEVERITY_NAMES, type ResourceContext,
 } from './otlp-common.js';
@@ -55,6 +56,41 @@ export function parseOtlpLogs(body: Buffer, headers: IncomingHttpHeaders, nowNs:
   };
 }
 
+/** The decoded protobuf request, as far as counting reads it (protobufjs gives repeated fields as arrays). */
+interface ProtoLogsRequest {
+  resourceLogs: { resource?: Message | null; scopeLogs: { logRecords: unknown[] }[] }[];
+}
+
+/**
+ * What parseOtlpLogs gives, without the entries (IngestFormat.count, issue 12 item 2): a protobuf log record always
+ * becomes an entry (it is a message, and a fixed64 time always reads), so its count is the number of records; only
+ * the resources are read, for the `rum` signal, through the same resourceContext. JSON bodies are parsed, since a
+ * JSON record can be refused one by one.
+ */
+export function countOtlpLogs(body: Buffer, headers: IncomingHttpHeaders, nowNs: bigint): CountedBody {
+  const encoding = otlpEncodingOf(headers, body);
+  if (encoding === 'json') {
+    const parsed = parseOtlpLogs(body, headers, nowNs);
+    const n = parsed.batch.logs.length;
+    return { entries: n, rows: n, signal: parsed.signal, replyData: parsed.replyData };
+  }
+  const request = decodeOtlpProto(body, OtlpTypes.ExportLogsServiceRequest) as unknown as ProtoLogsRequest;
+  let records = 0;
+  let browser = 0;
+  for (const rl of request.resourceLogs) {
+    const resource = rl.resource ? OtlpTypes.Resource.toObject(rl.resource, { longs: String }) : undefined;
+    if (resourceContext({ resource }).rum) browser++;
+    for (const sl of rl.scopeLogs) records += sl.logRecords.length;
+  }
+  const resources = request.resourceLogs.length;
+  return {
+    entries: records,
+    rows: records,
+    signal: resources > 0 && browser === resources ? 'rum' : 'logs',
+    replyData: otlpReplyData(encoding, new Rejections(), 'log records'),
+  };
+}
+
 function toLogEntry(record: unknown, resource: ResourceContext, scope: Record<string, FieldValue>, nowNs: bigint): LogEntry {
   if (!isObj(record)) throw new RecordRejected('a log record is not an object');
   const time = nanos(get(record, 'timeUnixNano'), 'timeUnixNano');
@@ -82,6 +118,7 @@ export const otlpLogsFormat: IngestFormat = {
   name: 'otlp',
   walKey: 'otlp-logs',
   parse: (body, req) => parseOtlpLogs(body, req.headers, req.nowNs),
+  count: (body, req) => countOtlpLogs(body, req.headers, req.nowNs),
   reply: (ctx, accepted, parsed) =>
     sendOtlpReply(ctx, accepted, parsed.replyData, OtlpTypes.ExportLogsServiceResponse, 'rejectedLogRecords'),
 };

@@ -4,7 +4,7 @@
 import type { IngestFormat, FormatRequest } from '../format.js';
 import type { ParsedMetrics } from './parsed-metrics.js';
 import { parseOtlpMetrics, otlpMetricsReply } from './otlp-metrics.js';
-import { checkRemoteWriteSampleCount, decodeRemoteWriteBody, parseRemoteWrite, remoteWriteReplyHeaders } from './remote-write.js';
+import { checkRemoteWriteSampleCount, countRemoteWrite, decodeRemoteWriteBody, parseRemoteWrite, remoteWriteReplyHeaders } from './remote-write.js';
 import { parseInfluxLines } from './influx-line.js';
 import { sendEmpty } from '../../front-doors/reply.js';
 import { nsToMs } from '../../model/time.js';
@@ -36,6 +36,14 @@ export const remoteWriteFormat: IngestFormat = {
     const parsed = parseRemoteWrite(decoded, metricsRequest(req));
     checkRemoteWriteSampleCount(parsed.stats.samples + parsed.stats.histograms);
     return toParsed(parsed);
+  },
+  count(body, req) {
+    const decoded = req.headers['content-encoding'] === undefined ? decodeRemoteWriteBody(body, undefined) : body;
+    const { stats, rows } = countRemoteWrite(decoded, metricsRequest(req));
+    checkRemoteWriteSampleCount(stats.samples + stats.histograms);
+    // The reply reads only the stats (remoteWriteReplyHeaders).
+    const replyData: ParsedMetrics = { samples: [], metadata: [], stats };
+    return { entries: 0, rows, signal: 'metrics', replyData };
   },
   reply(ctx, _accepted, parsed) {
     sendEmpty(ctx.res, 204, remoteWriteReplyHeaders(parsed.replyData as ParsedMetrics));

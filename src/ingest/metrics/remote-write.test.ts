@@ -165,3 +165,50 @@ void test('an empty body is an empty request; identity bodies pass through undec
   const raw = fixtureHex('rw1-tiny.hex');
   assert.equal(decodeRemoteWriteBody(raw, 'identity'), raw);
 });
+
+void test('remoteWriteFormat.count (the request thread when the WAL keeps the body) gives what parse does, or its refusal', async () => {
+  const { remoteWriteFormat } = await import('./metrics-formats.js');
+  const formatReq = (headers: IncomingHttpHeaders) => ({ path: '/api/v1/write', query: new URLSearchParams(), headers, nowNs: 0n });
+  const parseOutcome = async (body: Buffer, headers: IncomingHttpHeaders): Promise<string> => {
+    try {
+      const p = await remoteWriteFormat.parse(body, formatReq(headers));
+      const rows = (p.batch.samples?.length ?? 0) + (p.batch.metadata?.length ?? 0); // as pipeline.ts readEntries counts
+      return `ok ${rows} ${JSON.stringify((p.replyData as { stats: unknown }).stats)}`;
+    } catch (e) {
+      return e instanceof ServiceError ? `${e.status} ${e.detail}` : `threw ${String(e)}`;
+    }
+  };
+  const countOutcome = async (body: Buffer, headers: IncomingHttpHeaders): Promise<string> => {
+    try {
+      const c = await remoteWriteFormat.count?.(body, formatReq(headers));
+      assert.ok(c);
+      assert.equal(c.entries, 0);
+      return `ok ${c.rows} ${JSON.stringify((c.replyData as { stats: unknown }).stats)}`;
+    } catch (e) {
+      return e instanceof ServiceError ? `${e.status} ${e.detail}` : `threw ${String(e)}`;
+    }
+  };
+  const v1 = { 'content-encoding': 'identity' };
+  const samples = (n: number) => Array.from({ length: n }, (_, i) => ({ value: i, timestamp: 1000 + i }));
+  const cases: [Buffer, IncomingHttpHeaders][] = [
+    [Buffer.alloc(0), v1],
+    [encodeRemoteWrite(1, { timeseries: [{ labels: series('up', { job: 'a', empty: '' }), samples: samples(3),
+      exemplars: [{ labels: [{ name: 'trace_id', value: 'abc' }], value: 1, timestamp: 1000 }] }] }), v1],
+    [encodeRemoteWrite(1, { timeseries: [], metadata: [{ type: 1, metricFamilyName: 'up', help: 'h', unit: '' },
+      { type: 1, metricFamilyName: 'up', help: 'again', unit: '' }, { type: 2, metricFamilyName: '', help: '', unit: '' }] }), v1],
+    [snappy(encodeRemoteWrite(1, { timeseries: [{ labels: series('a'), samples: samples(2) }, { labels: series('b'), samples: [] }] })), {}],
+    [encodeRemoteWrite(1, { timeseries: [{ labels: series('a'), samples: samples(2) }, { labels: [{ name: 'job', value: 'x' }], samples: samples(1) }] }), v1],
+    [encodeRemoteWrite(1, { timeseries: [{ labels: [...series('a'), { name: '__name__', value: 'b' }], samples: samples(1) }] }), v1],
+    [encodeRemoteWrite(1, { timeseries: [{ labels: series('h'), histograms: [{ countInt: 5, sum: 2.5, schema: 0, zeroCountInt: 1,
+      positiveSpans: [{ offset: 0, length: 2 }], positiveDeltas: [2, -1], timestamp: 3000 }] }] }), v1],
+    [encodeRemoteWrite(1, { timeseries: [{ labels: series('h'), histograms: [{ schema: 9 }] }] }), v1],
+    [encodeRemoteWrite(1, { timeseries: [{ labels: series('a'), samples: samples(500_001) }] }), v1],
+    [encodeRemoteWrite(2, { symbols: ['', '__name__', 'a'], timeseries: [{ labelsRefs: [1, 2], samples: samples(2) }] }), { ...V2, ...v1 }],
+    [encodeRemoteWrite(2, { symbols: ['', '__name__', 'a'], timeseries: [{ labelsRefs: [1, 9] }] }), { ...V2, ...v1 }],
+    [Buffer.from([0xff, 0xff, 0xff, 0x01, 0x02]), v1],
+    [Buffer.from([0x0a, 0x05, 0x0a, 0x03]), v1],
+  ];
+  for (const [body, headers] of cases) {
+    assert.equal(await countOutcome(body, headers), await parseOutcome(body, headers), `body ${body.toString('hex').slice(0, 60)}`);
+  }
+});

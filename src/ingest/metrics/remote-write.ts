@@ -189,17 +189,47 @@ function translateV2(req: RequestV2): ParsedMetrics {
   return c.result();
 }
 
-/** Decoded protobuf bytes (see decodeRemoteWriteBody) → samples. The version comes from the headers. */
-export function parseRemoteWrite(body: Buffer, req: MetricsRequest): ParsedMetrics {
-  const version = remoteWriteVersion(req.headers);
-  let decoded: WriteRequestV1 | RequestV2;
+function decodeRequest(body: Buffer, version: 1 | 2): WriteRequestV1 | RequestV2 {
   try {
-    decoded = version === 2 ? decodeRequestV2(body) : decodeWriteRequestV1(body);
+    return version === 2 ? decodeRequestV2(body) : decodeWriteRequestV1(body);
   } catch (e) {
     const why = e instanceof Error ? e.message : String(e);
     throw errors.badRequest(`body is not a remote write ${version === 2 ? PROTO_V2 : PROTO_V1}: ${why}`);
   }
+}
+
+/** Decoded protobuf bytes (see decodeRemoteWriteBody) → samples. The version comes from the headers. */
+export function parseRemoteWrite(body: Buffer, req: MetricsRequest): ParsedMetrics {
+  const version = remoteWriteVersion(req.headers);
+  const decoded = decodeRequest(body, version);
   return version === 2 ? translateV2(decoded as RequestV2) : translateV1(decoded as WriteRequestV1);
+}
+
+/**
+ * parseRemoteWrite's stats and refusals without its samples (IngestFormat.count, issue 12 item 2), and how many
+ * store rows they make (samples and metadata, as pipeline.ts readEntries counts a parsed batch). A 1.0 request of float samples only is counted: every sample becomes one row, and only the
+ * labels can refuse it, checked series by series as translateV1 does. Anything else (2.0's symbol references, native
+ * histograms, whose conversion can refuse too) is parsed.
+ */
+export function countRemoteWrite(body: Buffer, req: MetricsRequest): { stats: ParsedMetrics['stats']; rows: number } {
+  const version = remoteWriteVersion(req.headers);
+  const decoded = decodeRequest(body, version);
+  if (version === 2 || decoded.timeseries.some((ts) => ts.histograms.length > 0)) {
+    const parsed = version === 2 ? translateV2(decoded as RequestV2) : translateV1(decoded as WriteRequestV1);
+    return { stats: parsed.stats, rows: parsed.samples.length + parsed.metadata.length };
+  }
+  const { timeseries } = decoded as WriteRequestV1;
+  checkRemoteWriteSampleCount(countSamples(timeseries));
+  const stats = { samples: 0, histograms: 0, exemplars: 0 };
+  timeseries.forEach((ts, i) => {
+    splitLabels(ts.labels.map((l) => [l.name, l.value] as const), `timeseries ${i}`);
+    stats.samples += ts.samples.length;
+    stats.exemplars += ts.exemplars.length;
+  });
+  // A metadata-only request (Prometheus sends them) is rows too: one per metric family named (Collector.meta).
+  const families = new Set<string>();
+  for (const m of (decoded as WriteRequestV1).metadata) if (m.metricFamilyName !== '') families.add(m.metricFamilyName);
+  return { stats, rows: stats.samples + families.size };
 }
 
 /** Size check, snappy, parse: the whole remote-write body path for a raw request body. */
