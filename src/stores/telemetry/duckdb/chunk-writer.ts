@@ -11,14 +11,16 @@
 // The vectors are written through @duckdb/node-bindings (the C API under @duckdb/node-api), which checks little:
 // every row of a chunk must get a value or a NULL in every column before the chunk is appended.
 import duckdb from '@duckdb/node-bindings';
-import { BIGINT, DuckDBDataChunk, UUID, VARCHAR, type DuckDBAppender, type DuckDBType } from '@duckdb/node-api';
+import { BIGINT, BOOLEAN, DOUBLE, DuckDBDataChunk, UUID, VARCHAR, type DuckDBAppender, type DuckDBType } from '@duckdb/node-api';
 
-export type ColumnKind = 'varchar' | 'bigint' | 'uuid';
+export type ColumnKind = 'varchar' | 'bigint' | 'uuid' | 'double' | 'boolean';
 
 /** Rows per chunk: DuckDB's vector size. */
 export const CHUNK_ROWS = duckdb.vector_size();
 
-const TYPES: Record<ColumnKind, DuckDBType> = { varchar: VARCHAR, bigint: BIGINT, uuid: UUID };
+const TYPES: Record<ColumnKind, DuckDBType> = { varchar: VARCHAR, bigint: BIGINT, uuid: UUID, double: DOUBLE, boolean: BOOLEAN };
+/** Bytes per value of the fixed-width kinds, as DuckDB lays out their vectors. */
+const WIDTH: Record<ColumnKind, number> = { varchar: 16, bigint: 8, uuid: 16, double: 8, boolean: 1 };
 /** DuckDB keeps a UUID as a 128-bit integer with the top bit flipped (so that UUIDs sort as their text does). */
 const UUID_TOP_BIT = 0x80000000;
 /** Bytes of a `duckdb_string_t`, and the most of them a string may have to be kept inside it. */
@@ -43,8 +45,11 @@ export class ChunkWriter {
   rows = 0;
   private chunk!: DuckDBDataChunk;
   private vectors: duckdb.Vector[] = [];
-  /** Per column: the values of a BIGINT or UUID column (two 64-bit halves per UUID, low first), else null. */
-  private readonly numbers: (BigInt64Array<ArrayBuffer> | DataView<ArrayBuffer> | null)[];
+  /**
+   * Per column: the values of a fixed-width column (BIGINT, DOUBLE, BOOLEAN as one byte; a UUID as two 64-bit halves,
+   * low first), else null.
+   */
+  private readonly numbers: (BigInt64Array<ArrayBuffer> | Float64Array<ArrayBuffer> | Uint8Array<ArrayBuffer> | DataView<ArrayBuffer> | null)[];
   /** Per column: its validity mask once a row of this chunk is NULL (bit set = a value). */
   private masks: (Uint8Array<ArrayBuffer> | null)[] = [];
   private constants: (string | null)[] = [];
@@ -54,7 +59,8 @@ export class ChunkWriter {
   private readonly longValues: string[][];
 
   constructor(private readonly kinds: readonly ColumnKind[]) {
-    this.numbers = kinds.map((k) => (k === 'bigint' ? new BigInt64Array(CHUNK_ROWS) : k === 'uuid' ? new DataView(new ArrayBuffer(16 * CHUNK_ROWS)) : null));
+    this.numbers = kinds.map((k) => (k === 'bigint' ? new BigInt64Array(CHUNK_ROWS) : k === 'uuid' ? new DataView(new ArrayBuffer(16 * CHUNK_ROWS))
+      : k === 'double' ? new Float64Array(CHUNK_ROWS) : k === 'boolean' ? new Uint8Array(CHUNK_ROWS) : null));
     this.strings = kinds.map((k) => (k === 'varchar' ? new Uint8Array(CHUNK_ROWS * STRING_T) : null));
     this.longRows = kinds.map(() => []);
     this.longValues = kinds.map(() => []);
@@ -80,6 +86,14 @@ export class ChunkWriter {
 
   bigint(column: number, value: bigint): void {
     (this.numbers[column] as BigInt64Array<ArrayBuffer>)[this.rows] = value;
+  }
+
+  double(column: number, value: number): void {
+    (this.numbers[column] as Float64Array<ArrayBuffer>)[this.rows] = value;
+  }
+
+  boolean(column: number, value: boolean): void {
+    (this.numbers[column] as Uint8Array<ArrayBuffer>)[this.rows] = value ? 1 : 0;
   }
 
   /**
@@ -118,7 +132,7 @@ export class ChunkWriter {
     this.kinds.forEach((kind, i) => {
       const vector = this.vector(i);
       const numbers = this.numbers[i];
-      if (numbers) duckdb.copy_data_to_vector(vector, 0, numbers.buffer, numbers.byteOffset, n * (kind === 'uuid' ? 16 : 8));
+      if (numbers) duckdb.copy_data_to_vector(vector, 0, numbers.buffer, numbers.byteOffset, n * WIDTH[kind]);
       const strings = this.strings[i];
       if (strings) {
         // The short ones in one copy, then the longer ones, each into DuckDB's string heap over its zero entry.

@@ -18,7 +18,7 @@ import { logValueCounts } from '../sql/value-counts.js';
 import { onDuckdb } from './duckdb-dialect.js';
 import { LOGS_TABLE_SQL, REPLAY_TABLE_SQL, SPANS_TABLE_SQL, WAL_STATE_ROW_SQL, WAL_STATE_TABLE_SQL } from './schema.js';
 import { appendReplay, listReplaySessions, replayChunks } from './replay-store.js';
-import { appendMetrics } from './metrics-store.js';
+import { CommittedKeys, appendMetrics } from './metrics-store.js';
 import { oldestData, spanDurations } from './detector-reads-sql.js';
 import { sampleTracesSql } from './trace-sample-sql.js';
 import { withAppender } from './appender.js';
@@ -122,6 +122,8 @@ class DuckdbStore implements DuckdbTelemetryStore {
   private readonly closing = new AbortController();
   private readonly streams = new Set<Promise<void>>();
   readonly metrics: SeriesSource = new DuckdbSeriesSource(this.reader);
+  /** Series and metadata rows committed by this process (metrics-store.ts). */
+  private readonly metricKeys = new CommittedKeys();
 
   constructor(
     private readonly instance: DuckDBInstance, private readonly writer: Lane, private readonly readers: Lane[],
@@ -160,9 +162,10 @@ class DuckdbStore implements DuckdbTelemetryStore {
         await appendLogs(c, batches, columns, writable);
         await appendSpans(c, batches);
         await appendReplay(c, batches);
-        await appendMetrics(c, batches);
+        const metricKeys = await appendMetrics(c, batches, this.metricKeys);
         await c.run('UPDATE wal_state SET position = $1 WHERE id = 1', [walPosition]);
         await c.run('COMMIT');
+        this.metricKeys.commit(metricKeys);
       } catch (e) {
         await c.run('ROLLBACK').catch(() => undefined);
         throw e;

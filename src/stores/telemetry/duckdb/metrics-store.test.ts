@@ -1,0 +1,90 @@
+// Metric rows into DuckDB (metrics-store.ts): series and metadata already committed are not inserted again, and a
+// write that rolls back leaves nothing remembered, so its series are inserted by the next write.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import type { TenantBatch } from '../../../model/batch.js';
+import { CommittedKeys, appendMetrics } from './metrics-store.js';
+import { METRIC_TABLES_SQL, seriesId } from './samples-sql.js';
+import { staleMarker } from '../../../model/metric.js';
+
+let instance: DuckDBInstance;
+let c: DuckDBConnection;
+
+before(async () => {
+  instance = await DuckDBInstance.create(':memory:');
+  c = await instance.connect();
+  for (const sql of METRIC_TABLES_SQL) await c.run(sql);
+});
+after(() => {
+  c.closeSync();
+  instance.closeSync();
+});
+
+function batch(job: string, timeMs: number): TenantBatch[] {
+  const labels = { job };
+  return [{ tenantId: 't1', format: 'remote_write', batch: {
+    logs: [], spans: [],
+    samples: [{ name: 'up', labels, timeMs, value: 1 }, { name: 'up', labels, timeMs: timeMs + 1, value: 0 }],
+    metadata: [{ name: 'up', type: 'gauge', help: 'Target is up.', unit: '' }],
+  } }];
+}
+
+async function count(table: string): Promise<number> {
+  return Number((await c.runAndReadAll(`SELECT count(*) AS n FROM ${table}`)).getRowObjectsJS()[0]?.n);
+}
+
+async function write(batches: TenantBatch[], known: CommittedKeys, outcome: 'COMMIT' | 'ROLLBACK'): Promise<void> {
+  await c.run('BEGIN TRANSACTION');
+  const added = await appendMetrics(c, batches, known);
+  await c.run(outcome);
+  if (outcome === 'COMMIT') known.commit(added);
+}
+
+test('series and metadata rows are inserted once per process, and a rolled-back insert is not remembered', async () => {
+  const known = new CommittedKeys();
+  await write(batch('api', 1000), known, 'ROLLBACK');
+  assert.equal(await count('metric_series'), 0);
+  await write(batch('api', 1000), known, 'COMMIT');
+  assert.deepEqual([await count('metric_series'), await count('metric_metadata'), await count('metric_samples')], [1, 1, 2]);
+
+  // Known rows are skipped, not re-checked: deleting them shows that the next write does not touch them.
+  await c.run('DELETE FROM metric_series');
+  await c.run('DELETE FROM metric_metadata');
+  await write(batch('api', 2000), known, 'COMMIT');
+  assert.deepEqual([await count('metric_series'), await count('metric_metadata'), await count('metric_samples')], [0, 0, 4]);
+
+  // A new series is inserted; a process that starts afresh (nothing known) inserts what it sees, ignoring duplicates.
+  await write(batch('db', 3000), known, 'COMMIT');
+  assert.equal(await count('metric_series'), 1);
+  await write([...batch('api', 4000), ...batch('db', 4000)], new CommittedKeys(), 'COMMIT');
+  assert.deepEqual([await count('metric_series'), await count('metric_metadata')], [2, 1]);
+});
+
+test('past its limit the set starts again empty rather than growing without bound', () => {
+  const known = new CommittedKeys(3);
+  known.commit(['a', 'b', 'c']);
+  assert.ok(known.has('a') && known.has('c'));
+  known.commit(['d']);
+  assert.ok(known.has('d') && !known.has('a'));
+});
+
+test('samples are written a vector at a time with their values, stale markers and series ids intact', async () => {
+  await c.run('DELETE FROM metric_samples');
+  const labels = { job: 'vec' };
+  // More than one vector (2,048 rows), two tenants, a stale marker, -0 and a large value.
+  const samples = Array.from({ length: 5000 }, (_, i) => ({ name: 'vec_total', labels, timeMs: 10_000 + i, value: i === 7 ? staleMarker() : i === 8 ? -0 : i * 1.5 }));
+  await write([
+    { tenantId: 't1', format: 'remote_write', batch: { logs: [], spans: [], samples } },
+    { tenantId: 't2', format: 'remote_write', batch: { logs: [], spans: [], samples: [{ name: 'up', labels, timeMs: 1, value: 1e308 }] } },
+  ], new CommittedKeys(), 'COMMIT');
+  const rows = (await c.runAndReadAll('SELECT tenant_id, series_id, name, time_ms, value, stale FROM metric_samples ORDER BY tenant_id, time_ms')).getRowObjectsJS();
+  assert.equal(rows.length, 5001);
+  const id = seriesId('vec_total', labels);
+  assert.deepEqual(rows[0], { tenant_id: 't1', series_id: id, name: 'vec_total', time_ms: 10_000n, value: 0, stale: false });
+  assert.equal(rows[7]?.stale, true);
+  assert.ok(Number.isNaN(rows[7].value));
+  assert.ok(Object.is(rows[8]?.value, -0));
+  assert.deepEqual(rows[4999], { tenant_id: 't1', series_id: id, name: 'vec_total', time_ms: 14_999n, value: 4999 * 1.5, stale: false });
+  assert.deepEqual(rows[5000], { tenant_id: 't2', series_id: seriesId('up', labels), name: 'up', time_ms: 1n, value: 1e308, stale: false });
+});
