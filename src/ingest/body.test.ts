@@ -202,6 +202,23 @@ void test('snappy block format round-trips', async () => {
   for (const raw of [text(1), text(70_000), Buffer.from(Array.from({ length: 5000 }, (_, i) => (i * 7919) & 0xff))]) {
     assert.deepEqual(await decodeBody(Buffer.from(snappyCompress(raw)), 'snappy', limits()), raw);
   }
+  // Literals and copies of every length around the decoder's short-copy loop, overlapping runs included.
+  let seed = 7;
+  const rnd = (n: number): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n;
+  for (let round = 0; round < 40; round++) {
+    const out: number[] = [];
+    while (out.length < 20_000) {
+      const kind = rnd(3);
+      const len = 1 + rnd(kind === 0 ? 80 : 70);
+      if (kind === 0 || out.length === 0) for (let i = 0; i < len; i++) out.push(rnd(256));
+      else {
+        const offset = 1 + rnd(Math.min(out.length, kind === 1 ? 8 : 3000));
+        for (let i = 0; i < len; i++) out.push(out[out.length - offset] ?? 0);
+      }
+    }
+    const raw = Buffer.from(out);
+    assert.deepEqual(await decodeBody(Buffer.from(snappyCompress(raw)), 'snappy', limits()), raw, `round ${round}`);
+  }
 });
 
 void test('snappy framing format is sniffed and de-framed, across chunks, padding and skippable chunks', async () => {
