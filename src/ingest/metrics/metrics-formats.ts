@@ -26,20 +26,24 @@ export const otlpMetricsFormat: IngestFormat = {
   },
 };
 
+/**
+ * The protobuf bytes of a remote-write body. Senders often omit Content-Encoding on a snappy body (wire-formats §6);
+ * with the header present the pipeline has already decoded it, and it must not be decoded twice.
+ */
+function remoteWriteProtobuf(body: Buffer, req: FormatRequest): Buffer {
+  return req.headers['content-encoding'] === undefined ? decodeRemoteWriteBody(body, undefined) : body;
+}
+
 export const remoteWriteFormat: IngestFormat = {
   name: 'remote_write',
   walKey: 'remote-write',
   parse(body, req) {
-    // Senders often omit Content-Encoding on a snappy body (wire-formats §6); with the header present
-    // the pipeline has already decoded it, and it must not be decoded twice.
-    const decoded = req.headers['content-encoding'] === undefined ? decodeRemoteWriteBody(body, undefined) : body;
-    const parsed = parseRemoteWrite(decoded, metricsRequest(req));
+    const parsed = parseRemoteWrite(remoteWriteProtobuf(body, req), metricsRequest(req));
     checkRemoteWriteSampleCount(parsed.stats.samples + parsed.stats.histograms);
     return toParsed(parsed);
   },
   count(body, req) {
-    const decoded = req.headers['content-encoding'] === undefined ? decodeRemoteWriteBody(body, undefined) : body;
-    const { stats, rows } = countRemoteWrite(decoded, metricsRequest(req));
+    const { stats, rows } = countRemoteWrite(remoteWriteProtobuf(body, req), metricsRequest(req));
     checkRemoteWriteSampleCount(stats.samples + stats.histograms);
     // The reply reads only the stats (remoteWriteReplyHeaders).
     const replyData: ParsedMetrics = { samples: [], metadata: [], stats };

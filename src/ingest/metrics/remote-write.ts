@@ -207,9 +207,10 @@ export function parseRemoteWrite(body: Buffer, req: MetricsRequest): ParsedMetri
 
 /**
  * parseRemoteWrite's stats and refusals without its samples (IngestFormat.count, issue 12 item 2), and how many
- * store rows they make (samples and metadata, as pipeline.ts readEntries counts a parsed batch). A 1.0 request of float samples only is counted: every sample becomes one row, and only the
- * labels can refuse it, checked series by series as translateV1 does. Anything else (2.0's symbol references, native
- * histograms, whose conversion can refuse too) is parsed.
+ * store rows they make (samples and metadata, as pipeline.ts readEntries counts a parsed batch). A 1.0 request of
+ * float samples only is counted: every sample becomes one row, and only the labels can refuse it, checked series by
+ * series as translateV1 does. Anything else (2.0's symbol references, native histograms, whose conversion can refuse
+ * too) is parsed.
  */
 export function countRemoteWrite(body: Buffer, req: MetricsRequest): { stats: ParsedMetrics['stats']; rows: number } {
   const version = remoteWriteVersion(req.headers);
