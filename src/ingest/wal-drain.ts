@@ -24,7 +24,10 @@ export interface Queued {
 export interface DrainDeps {
   /** Position the store has committed (records up to here are in it). */
   committed: bigint;
+  /** Most rows per write. */
   batchRows: number;
+  /** The store's row group (wal.ts rowGroupRows): a write never ends in a group less than half full (writeLength). */
+  rowGroupRows: number;
   intervalMs: number;
   /**
    * Writes handed to the store before the previous one has answered (1: one at a time). More than one only for a
@@ -150,14 +153,9 @@ export class Drain {
 
   /** Hands the next batch of unsent records to the store; its answer is settled in send order. */
   private send(): void {
-    let n = 0;
+    const n = writeLength(this.queue, this.sent, this.deps.batchRows, this.deps.rowGroupRows);
     let rows = 0;
-    for (let i = this.sent; i < this.queue.length; i++) {
-      const q = this.queue[i] as Queued;
-      if (n > 0 && rows + q.rows > this.deps.batchRows) break;
-      rows += q.rows;
-      n++;
-    }
+    for (let i = this.sent; i < this.sent + n; i++) rows += (this.queue[i] as Queued).rows;
     const take = this.queue.slice(this.sent, this.sent + n);
     const last = take[take.length - 1];
     if (last === undefined) return;
@@ -220,4 +218,29 @@ export class Drain {
     }
     this.waiters = still;
   }
+}
+
+/**
+ * How many records from `start` the next write takes: as many as fit in `maxRows` (at least one), then, if that ends
+ * past a whole number of row groups in a group less than half full, only those that fit in the whole groups (when
+ * any do). A write of a row group or more goes into DuckDB as compressed row groups (its "merge" path), a smaller
+ * one through DuckDB's own WAL and a later checkpoint that compresses it again; and a group left nearly empty is
+ * merged by a later checkpoint, which leaves its old blocks free in the file (issue 12 items 1 and 3).
+ */
+export function writeLength(queue: readonly { rows: number }[], start: number, maxRows: number, groupRows: number): number {
+  let n = 0;
+  let rows = 0;
+  for (let i = start; i < queue.length; i++) {
+    const r = (queue[i] as { rows: number }).rows;
+    if (n > 0 && rows + r > maxRows) break;
+    rows += r;
+    n++;
+  }
+  const partial = rows % groupRows;
+  if (rows <= groupRows || partial === 0 || partial >= groupRows / 2) return n;
+  const whole = rows - partial;
+  let cut = n;
+  let cutRows = rows;
+  while (cut > 1 && cutRows > whole) cutRows -= (queue[start + --cut] as { rows: number }).rows;
+  return cutRows <= whole ? cut : n;
 }

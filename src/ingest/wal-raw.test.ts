@@ -17,7 +17,7 @@ import { remoteWriteFormat } from './metrics/metrics-formats.js';
 import { encodeRemoteWrite } from './metrics/remote-write-proto.js';
 import { replayFormats } from './replay-formats.js';
 import { scanRecords } from './wal-codec.js';
-import { decodeAnyPayload, encodeRawRecord, setUnparseableReporter } from './wal-raw.js';
+import { decodeAnyPayload, decodeRecordParts, encodeRawRecord, setUnparseableReporter, type RecordParts } from './wal-raw.js';
 import { openWal } from './wal.js';
 
 const NOW = 1_764_000_000_000_000_000n;
@@ -107,7 +107,7 @@ class DecodingStore implements WalTarget {
   write(): Promise<void> {
     return Promise.reject(new Error('a decoding store is given records, never batches'));
   }
-  async writeRecords(framed: Buffer, walPosition: bigint, from: bigint): Promise<void> {
+  async writeRecords(parts: RecordParts, walPosition: bigint, from: bigint): Promise<void> {
     if (this.busy) this.overlapped++;
     this.busy = true;
     await new Promise((resolve) => setTimeout(resolve, 5));
@@ -118,9 +118,7 @@ class DecodingStore implements WalTarget {
     }
     if (walPosition <= this.position) return;
     if (from !== this.position) throw new Error(`a write from ${from} while the store is at ${this.position}`);
-    const { records, validEnd } = scanRecords(framed);
-    assert.equal(validEnd, framed.length);
-    for (const r of records) this.msgs.push(...(await decodeAnyPayload(r.payload, replayFormats)).batch.logs.map((l) => l.msg));
+    for (const tb of await decodeRecordParts(parts, replayFormats)) this.msgs.push(...tb.batch.logs.map((l) => l.msg));
     this.position = walPosition;
     this.writes++;
   }

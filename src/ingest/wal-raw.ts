@@ -9,7 +9,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { crc32 as zlibCrc32 } from 'node:zlib';
 import { emptyBatch, type TenantBatch } from '../model/batch.js';
 import type { FormatRequest, IngestFormat } from './format.js';
-import { RECORD_HEADER_BYTES, decodePayload } from './wal-codec.js';
+import { RECORD_HEADER_BYTES, decodePayload, scanRecords } from './wal-codec.js';
 
 const RAW_KIND = 0x03;
 const META_AT = 5;
@@ -57,12 +57,58 @@ export async function decodeAnyPayload(payload: Uint8Array, formats: ReplayForma
   const buf = Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength);
   if (buf[0] !== RAW_KIND) return decodePayload(buf);
   const metaEnd = META_AT + buf.readUInt32LE(1);
-  const [tenantId, name, walKey, nowNs, path, query, headers] = JSON.parse(buf.toString('utf8', META_AT, metaEnd)) as
+  return replayRaw(buf.subarray(META_AT, metaEnd), buf.subarray(metaEnd), formats);
+}
+
+/**
+ * Framed WAL records as a store that decodes them itself is handed them (WalTarget.writeRecords), in order: each
+ * element is either a run of whole records back to back (read back from a segment) or the pieces of one record as
+ * the WAL wrote them (RecordPieces.pieces). Nothing is joined, so a body crosses to the worker by transfer.
+ */
+export type RecordParts = Uint8Array[][];
+
+/** The batches of `parts`, in order; a run of records must hold whole, CRC-checked records and nothing else. */
+export async function decodeRecordParts(parts: RecordParts, formats: ReplayFormats): Promise<TenantBatch[]> {
+  const out: TenantBatch[] = [];
+  for (const pieces of parts) {
+    const raw = rawRecordPieces(pieces);
+    if (raw) {
+      out.push(await replayRaw(raw.meta, raw.body, formats));
+      continue;
+    }
+    const [only] = pieces;
+    const framed = pieces.length === 1 && only ? Buffer.from(only.buffer, only.byteOffset, only.byteLength) : Buffer.concat(pieces);
+    const { records, validEnd } = scanRecords(framed);
+    if (validEnd !== framed.length) throw new Error(`wal: records damaged after byte ${validEnd} of ${framed.length}`);
+    for (const r of records) out.push(await decodeAnyPayload(r.payload, formats));
+  }
+  return out;
+}
+
+/**
+ * The meta and body of a record still in the pieces encodeRawRecord gave, else null. Those pieces never left memory,
+ * so there is no torn write for the CRC to catch; the lengths are checked all the same.
+ */
+function rawRecordPieces(pieces: Uint8Array[]): { meta: Buffer; body: Buffer } | null {
+  const [head, meta, body] = pieces;
+  if (pieces.length !== 3 || !head || !meta || !body || head.byteLength !== RECORD_HEADER_BYTES + META_AT) return null;
+  const h = Buffer.from(head.buffer, head.byteOffset, head.byteLength);
+  const fits = h[RECORD_HEADER_BYTES] === RAW_KIND && h.readUInt32LE(RECORD_HEADER_BYTES + 1) === meta.byteLength
+    && h.readUInt32LE(0) === META_AT + meta.byteLength + body.byteLength;
+  if (!fits) return null;
+  return {
+    meta: Buffer.from(meta.buffer, meta.byteOffset, meta.byteLength),
+    body: Buffer.from(body.buffer, body.byteOffset, body.byteLength),
+  };
+}
+
+async function replayRaw(metaBytes: Buffer, body: Buffer, formats: ReplayFormats): Promise<TenantBatch> {
+  const [tenantId, name, walKey, nowNs, path, query, headers] = JSON.parse(metaBytes.toString('utf8')) as
     [string, string, string, string, string, string, IncomingHttpHeaders];
   const format = formats.get(walKey);
   if (format === undefined) throw new Error(`wal: no format ${walKey} to replay a raw record with`);
   try {
-    const parsed = await format.parse(buf.subarray(metaEnd), { path, query: new URLSearchParams(query), headers, nowNs: BigInt(nowNs) });
+    const parsed = await format.parse(body, { path, query: new URLSearchParams(query), headers, nowNs: BigInt(nowNs) });
     return { tenantId, format: name, batch: parsed.batch };
   } catch (e) {
     // count() accepts only what parse() does, so this takes a parser that changed since the record was acknowledged.

@@ -10,6 +10,7 @@ import type { WalTarget } from '../stores/telemetry/telemetry-store.js';
 import { log, logsBatch, span } from '../stores/telemetry/telemetry-store.contract.js';
 import { crc32, decodePayload, encodeRecord, scanRecords } from './wal-codec.js';
 import { openWal, type Wal, type WalOptions } from './wal.js';
+import { writeLength } from './wal-drain.js';
 
 /** A store that keeps batches in memory; it can hold writes at a gate or fail the next N of them. */
 class FakeStore implements WalTarget {
@@ -185,6 +186,23 @@ void describe('wal', () => {
     await w.flush();
     assert.equal(store.msgs().length, 500);
     assert.deepEqual(store.writes.map((x) => x.rows), [100, 100, 100, 100, 100]);
+  });
+
+  void test('a write of a row group or more never ends in a group less than half full (writeLength)', () => {
+    const q = (...rows: number[]) => rows.map((r) => ({ rows: r }));
+    // Up to maxRows, at least one record, from `start`.
+    assert.equal(writeLength(q(40, 40, 40), 0, 100, 1000), 2);
+    assert.equal(writeLength(q(40, 40, 40), 1, 100, 1000), 2);
+    assert.equal(writeLength(q(500), 0, 100, 1000), 1);
+    // 2 groups of 100 at most: 190 rows end in a group 90 % full, kept; 130 would leave 30 in the second, so the
+    // write stops at the first group instead (100), and the next write starts the next group.
+    assert.equal(writeLength(q(95, 95, 95), 0, 200, 100), 2);
+    assert.equal(writeLength(q(50, 50, 30, 80), 0, 200, 100), 2);
+    assert.equal(writeLength(q(50, 50, 30, 70), 0, 200, 100), 4); // exactly two groups
+    assert.equal(writeLength(q(60, 70), 0, 200, 100), 1); // 130 rows: cut back to the 60 that fit in one group
+    assert.equal(writeLength(q(130, 10), 0, 200, 100), 2); // no shorter prefix fits in whole groups: kept
+    assert.equal(writeLength(q(100, 100), 0, 200, 100), 2); // whole groups
+    assert.equal(writeLength(q(60, 30), 0, 200, 100), 2); // under one group: DuckDB's WAL path, as it must
   });
 
   void test('after a crash, records past the store position reach the store exactly once on open', async () => {

@@ -9,7 +9,7 @@ import type { TenantBatch } from '../model/batch.js';
 import type { WalTarget } from '../stores/telemetry/telemetry-store.js';
 import type { FormatRequest, IngestFormat } from './format.js';
 import { RECORD_HEADER_BYTES, encodeRecord, rowCount, scanRecords, type FramedRecord } from './wal-codec.js';
-import { decodeAnyPayload, encodeRawRecord, type RecordPieces } from './wal-raw.js';
+import { decodeAnyPayload, encodeRawRecord, type RecordParts, type RecordPieces } from './wal-raw.js';
 import { replayFormats } from './replay-formats.js';
 import { Drain, type Queued } from './wal-drain.js';
 import { ActiveSegment, listSegments, readSegmentRange, segmentEnd, type Segment } from './wal-segment.js';
@@ -25,13 +25,17 @@ export interface WalOptions {
   /** Segment size; a segment is deleted once the store has committed past its end. Default 64 MiB. */
   segmentBytes?: number;
   /**
-   * Most rows per store.write. Default one DuckDB row group, 122,880 rows: large writes are what DuckDB appends fastest
-   * (a bare appender measured 240,000 rows/s at this size against 178,000 at 50,000). At 125,000 most writes spilled a
-   * sliver of a few thousand rows into a second row group, and the checkpoints that merged those slivers left their
-   * old blocks free in the file: 0.29 bytes on disk per raw NDJSON byte through the service against 0.185 now
-   * (issue 12 item 3).
+   * Most rows per store.write. Default two DuckDB row groups, 245,760 rows: large writes are what DuckDB appends
+   * fastest, and one of a row group or more skips DuckDB's own WAL (wal-drain.ts writeLength).
    */
   batchRows?: number;
+  /**
+   * The store's row group, 122,880 rows in DuckDB: no write ends in a group less than half full. At 125,000 rows a
+   * write, most spilled a sliver of a few thousand rows into a second group, and the checkpoints that merged those
+   * slivers left their old blocks free in the file: 0.29 bytes on disk per raw NDJSON byte through the service
+   * against 0.185 without slivers (issue 12 item 3).
+   */
+  rowGroupRows?: number;
   /** Longest wait before a partial batch goes to the store (default 200 ms). */
   batchIntervalMs?: number;
   /** Record bytes of acked batches kept in memory; past this the drain reads them back from disk. Default 64 MiB. */
@@ -190,7 +194,7 @@ class WalImpl implements Wal {
     this.storeDecodes = typeof opts.store.writeRecords === 'function';
     this.acked = segmentEnd(active.segment);
     this.drain = new Drain({
-      committed: storePos, batchRows: opts.batchRows ?? 122_880, intervalMs: opts.batchIntervalMs ?? 200,
+      committed: storePos, batchRows: opts.batchRows ?? 245_760, rowGroupRows: opts.rowGroupRows ?? 122_880, intervalMs: opts.batchIntervalMs ?? 200,
       // A store that takes records checks where each write starts, so the next one may be on its way while the
       // last commits (the DuckDB worker parses one batch while DuckDB commits the one before).
       maxInFlight: this.storeDecodes ? 2 : 1,
@@ -284,7 +288,7 @@ class WalImpl implements Wal {
   /** Stores `entries` through `end`: as bytes to a store that decodes records itself, else as batches. */
   private async writeEntries(entries: Queued[], end: bigint, from: bigint): Promise<void> {
     const store = this.opts.store;
-    if (store.writeRecords) await store.writeRecords(await this.recordBytes(entries), end, from);
+    if (store.writeRecords) await store.writeRecords(await this.recordParts(entries), end, from);
     else await store.write(await this.load(entries), end);
   }
 
@@ -311,24 +315,22 @@ class WalImpl implements Wal {
   }
 
   /**
-   * The framed records of `entries` back to back in one buffer of their own, which the worker store takes by
-   * transfer (issue 12 item 1: bytes, not cloned objects); the WAL's own copies stay for a retry.
+   * The framed records of `entries` as the store takes them (RecordParts): nothing is copied, and the pieces held in
+   * memory are given up to the store, which may take them by transfer (issue 12 item 1: bytes, not cloned objects).
+   * A retry of the write reads those records back from their segment.
    */
-  private async recordBytes(entries: Queued[]): Promise<Buffer> {
-    const parts: Buffer[] = [];
+  private async recordParts(entries: Queued[]): Promise<RecordParts> {
+    const parts: RecordParts = [];
     await this.walk(entries, (q) => {
       if (q.rec === undefined) throw new Error('wal: a held record has no bytes');
-      parts.push(...q.rec);
+      parts.push(q.rec);
+      q.rec = undefined;
+      this.inMemory -= q.bytes;
     }, (_records, framed) => {
-      parts.push(framed);
+      parts.push([framed]);
       return Promise.resolve();
     });
-    let total = 0;
-    for (const p of parts) total += p.length;
-    const out = Buffer.from(new ArrayBuffer(total));
-    let at = 0;
-    for (const p of parts) at += p.copy(out, at);
-    return out;
+    return parts;
   }
 
   /**

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { ServiceError } from '../../errors.js';
 import type { LogEntry } from '../../model/log-entry.js';
 import { countNative, parseNative } from './native.js';
+import { TEXT_WINDOW_BYTES } from '../utf8-text.js';
 
 const NOW = 1_800_000_000_000_000_000n;
 const parse = (body: string | Buffer): LogEntry[] => parseNative(typeof body === 'string' ? Buffer.from(body) : body, NOW).logs;
@@ -138,4 +139,29 @@ void test('countNative (the request thread when the WAL keeps the body) accepts 
     assert.equal(outcome(body, (b) => countNative(b, NOW)), parsed, `body ${JSON.stringify(text.slice(0, 60))}`);
   }
   assert.match(outcome(Buffer.from(deep(20_000)), (b) => countNative(b, NOW)), /^400 .*nested too deeply/);
+});
+
+void test('a body longer than the decoding window (utf8-text.ts TEXT_WINDOW_BYTES) reads every line, whatever its length', () => {
+  const lines: string[] = [];
+  for (let i = 0; i < 3_000; i++) {
+    // Long lines past the window, multi-byte characters and CRLF endings land on every offset of a window's edge.
+    const pad = i % 700 === 0 ? 'x'.repeat(70_000 + i) : 'é中'.repeat(i % 13);
+    lines.push(JSON.stringify({ _msg: `m${i} ${pad}`, n: i }) + (i % 3 === 0 ? '\r\n' : '\n') + (i % 50 === 0 ? '  \n' : ''));
+  }
+  const body = Buffer.from(`\ufeff${lines.join('')}`);
+  assert.ok(body.length > 4 * TEXT_WINDOW_BYTES);
+  const logs = parse(body);
+  assert.equal(logs.length, 3_000);
+  logs.forEach((e, i) => {
+    assert.equal(e.fields.n, i);
+    assert.ok(e.msg.startsWith(`m${i} `), `line ${i}`);
+  });
+  assert.equal(logs[700]?.msg.length, `m700 `.length + 70_700);
+  assert.equal(countNative(body, NOW), 3_000);
+  // A bad line far past the first window is named by its number in the body (blank lines counted).
+  const bad = Buffer.from(`${lines.join('')}{"_msg":\n`);
+  const badLine = bad.toString('utf8').split('\n').length - 1;
+  for (const run of [(b: Buffer) => parse(b).length, (b: Buffer) => countNative(b, NOW)]) {
+    assert.match(outcome(bad, run), new RegExp(`^400 Line ${badLine}: invalid JSON`));
+  }
 });

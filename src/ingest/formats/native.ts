@@ -8,7 +8,8 @@ import type { Batch } from '../../model/batch.js';
 import type { FieldValue, LogEntry } from '../../model/log-entry.js';
 import { addField, jsonText } from './fields.js';
 import { parseTimestamp } from './timestamps.js';
-import { utf8Text } from '../utf8-text.js';
+import { isAscii } from 'node:buffer';
+import { textOf, textWindowEnd, utf8Text } from '../utf8-text.js';
 
 /** Event time candidates in order; the first that parses is used (VictoriaLogs `-_time_field`). */
 export const TIME_FIELDS = ['_time', 'timestamp', '@timestamp', 'time', 'date'] as const;
@@ -17,13 +18,10 @@ export const TIME_FIELDS = ['_time', 'timestamp', '@timestamp', 'time', 'date'] 
 const MAX_ERROR_TEXT = 200;
 
 export function parseNative(body: Buffer, nowNs: bigint): Batch {
-  const text = utf8Text(body);
-  const start = text.charCodeAt(0) === 0xfeff ? 1 : 0; // UTF-8 byte order mark
-  let first = start;
-  while (first < text.length && isSpace(text.charCodeAt(first))) first++;
-  if (first === text.length) return { logs: [], spans: [] };
-  if (text.charCodeAt(first) === 0x5b /* [ */) return { logs: parseArray(text.slice(first), nowNs), spans: [] };
-  return { logs: parseLines(text, start, nowNs), spans: [] };
+  const first = firstContent(body);
+  if (first === body.length) return { logs: [], spans: [] };
+  if (body[first] === 0x5b /* [ */) return { logs: parseArray(utf8Text(body.subarray(first)), nowNs), spans: [] };
+  return { logs: parseLines(body, nowNs), spans: [] };
 }
 
 /**
@@ -32,39 +30,70 @@ export function parseNative(body: Buffer, nowNs: bigint): Batch {
  * toLogEntry as well, so the two can never disagree on a body.
  */
 export function countNative(body: Buffer, nowNs: bigint): number {
-  const text = utf8Text(body);
-  const start = text.charCodeAt(0) === 0xfeff ? 1 : 0;
-  let first = start;
-  while (first < text.length && isSpace(text.charCodeAt(first))) first++;
-  if (first === text.length) return 0;
-  if (text.charCodeAt(first) === 0x5b /* [ */) return parseArray(text.slice(first), nowNs).length;
+  const first = firstContent(body);
+  if (first === body.length) return 0;
+  if (body[first] === 0x5b /* [ */) return parseArray(utf8Text(body.subarray(first)), nowNs).length;
   let count = 0;
-  let lineNo = 0;
-  for (let pos = start; pos < text.length;) {
-    let end = text.indexOf('\n', pos);
-    if (end < 0) end = text.length;
-    lineNo++;
-    const lineEnd = end > pos && text.charCodeAt(end - 1) === 0x0d ? end - 1 : end;
-    if (!isBlank(text, pos, lineEnd)) {
-      // Rare: a body with a long line is checked the slow, exact way, whole.
-      if (lineEnd - pos >= MIN_DEEP_LINE) return parseLines(text, start, nowNs).length;
-      const line = text.slice(pos, lineEnd);
-      let value: unknown;
-      try {
-        value = JSON.parse(line);
-      } catch (e) {
-        if (count === 0) {
-          const whole = singleObject(text.slice(start));
-          if (whole) return [toLogEntry(whole, nowNs)].length;
-        }
-        throw errors.badRequest(`Line ${lineNo}: invalid JSON: ${jsonError(e, line)}`);
-      }
-      if (!isObject(value)) throw errors.badRequest(`Line ${lineNo}: expected a JSON object, got ${kindOf(value)}`);
-      count++;
+  let deep = false;
+  eachLine(body, (text, pos, end, lineNo) => {
+    // Rare: a body with a long line is checked the slow, exact way, whole.
+    if (end - pos >= MIN_DEEP_LINE) {
+      deep = true;
+      return false;
     }
-    pos = end + 1;
+    const line = text.slice(pos, end);
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (e) {
+      if (count === 0) {
+        const whole = singleObject(body);
+        if (whole) {
+          count = [toLogEntry(whole, nowNs)].length;
+          return false;
+        }
+      }
+      throw errors.badRequest(`Line ${lineNo}: invalid JSON: ${jsonError(e, line)}`);
+    }
+    if (!isObject(value)) throw errors.badRequest(`Line ${lineNo}: expected a JSON object, got ${kindOf(value)}`);
+    count++;
+    return true;
+  });
+  return deep ? parseLines(body, nowNs).length : count;
+}
+
+/** Where the body's content starts: past a UTF-8 byte order mark and JSON whitespace (the length if none). */
+function firstContent(body: Buffer): number {
+  let at = bomLength(body);
+  while (at < body.length && isSpace(body[at] ?? 0)) at++;
+  return at;
+}
+
+function bomLength(body: Buffer): number {
+  return body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? 3 : 0;
+}
+
+/**
+ * Calls `visit` with each line that is not blank, as a span [pos, end) of `text` (a CR before its newline left out)
+ * and its 1-based number in the body; `visit` returns false to stop. The body is decoded a window at a time
+ * (utf8-text.ts textWindowEnd): no string of the whole body is made.
+ */
+function eachLine(body: Buffer, visit: (text: string, pos: number, end: number, lineNo: number) => boolean): void {
+  const ascii = isAscii(body);
+  let lineNo = 0;
+  for (let from = bomLength(body); from < body.length;) {
+    const to = textWindowEnd(body, from);
+    const text = textOf(body, ascii, from, to);
+    for (let pos = 0; pos < text.length;) {
+      let end = text.indexOf('\n', pos);
+      if (end < 0) end = text.length;
+      lineNo++;
+      const lineEnd = end > pos && text.charCodeAt(end - 1) === 0x0d ? end - 1 : end;
+      if (!isBlank(text, pos, lineEnd) && !visit(text, pos, lineEnd, lineNo)) return;
+      pos = end + 1;
+    }
+    from = to;
   }
-  return count;
 }
 
 /**
@@ -90,32 +119,28 @@ function parseArray(text: string, nowNs: bigint): LogEntry[] {
   return logs;
 }
 
-function parseLines(text: string, start: number, nowNs: bigint): LogEntry[] {
+function parseLines(body: Buffer, nowNs: bigint): LogEntry[] {
   const logs: LogEntry[] = [];
-  let lineNo = 0;
-  for (let pos = start; pos < text.length;) {
-    let end = text.indexOf('\n', pos);
-    if (end < 0) end = text.length;
-    lineNo++;
-    const lineEnd = end > pos && text.charCodeAt(end - 1) === 0x0d ? end - 1 : end;
-    if (!isBlank(text, pos, lineEnd)) {
-      const line = text.slice(pos, lineEnd);
-      let value: unknown;
-      try {
-        value = JSON.parse(line);
-      } catch (e) {
-        // A single pretty-printed object spans lines: accept it when the whole body is one object.
-        if (logs.length === 0) {
-          const whole = singleObject(text.slice(start));
-          if (whole) return [toLogEntry(whole, nowNs)];
+  eachLine(body, (text, pos, end, lineNo) => {
+    const line = text.slice(pos, end);
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (e) {
+      // A single pretty-printed object spans lines: accept it when the whole body is one object.
+      if (logs.length === 0) {
+        const whole = singleObject(body);
+        if (whole) {
+          logs.push(toLogEntry(whole, nowNs));
+          return false;
         }
-        throw errors.badRequest(`Line ${lineNo}: invalid JSON: ${jsonError(e, line)}`);
       }
-      if (!isObject(value)) throw errors.badRequest(`Line ${lineNo}: expected a JSON object, got ${kindOf(value)}`);
-      logs.push(toLogEntry(value, nowNs));
+      throw errors.badRequest(`Line ${lineNo}: invalid JSON: ${jsonError(e, line)}`);
     }
-    pos = end + 1;
-  }
+    if (!isObject(value)) throw errors.badRequest(`Line ${lineNo}: expected a JSON object, got ${kindOf(value)}`);
+    logs.push(toLogEntry(value, nowNs));
+    return true;
+  });
   return logs;
 }
 
@@ -194,9 +219,10 @@ function isBlank(text: string, start: number, end: number): boolean {
   return true;
 }
 
-function singleObject(text: string): Record<string, unknown> | undefined {
+/** The body from its first byte past a byte order mark, when it is one JSON object (over any number of lines). */
+function singleObject(body: Buffer): Record<string, unknown> | undefined {
   try {
-    const value: unknown = JSON.parse(text);
+    const value: unknown = JSON.parse(utf8Text(body.subarray(bomLength(body))));
     return isObject(value) ? value : undefined;
   } catch {
     return undefined;

@@ -7,6 +7,7 @@ import type { LogsqlQuery } from '../../model/logsql-ast.js';
 import type { ReplayChunk } from '../../model/replay.js';
 import type { SeriesSource } from '../../model/series-source.js';
 import type { ChunkSink } from './sql/dialect.js';
+import type { RecordParts } from '../../ingest/wal-raw.js';
 
 export type { ChunkSink } from './sql/dialect.js';
 
@@ -152,13 +153,13 @@ export interface WalTarget {
    */
   write(batches: TenantBatch[], walPosition: bigint): Promise<void>;
   /**
-   * write(), given the framed WAL records themselves (back to back, in a buffer the store may keep or transfer),
-   * for a store that decodes them where it runs: the DuckDB worker, off the request thread (issue 12 item 1).
+   * write(), given the framed WAL records themselves (wal-raw.ts RecordParts: the WAL gives them up, so the store
+   * may keep or transfer every piece), for a store that decodes them where it runs: the DuckDB worker, off the request thread (issue 12 item 1).
    * `from` is the position the write starts at: a store that holds another (a write before this one failed)
    * refuses it, unless it already holds `walPosition` (then the write is a no-op, as in write()). That is what
    * lets the WAL send the next write before the last one has committed.
    */
-  writeRecords?(records: Buffer, walPosition: bigint, from: bigint): Promise<void>;
+  writeRecords?(parts: RecordParts, walPosition: bigint, from: bigint): Promise<void>;
   /** The position recorded by the last committed write(), 0n on a new store. */
   walPosition(): Promise<bigint>;
 }

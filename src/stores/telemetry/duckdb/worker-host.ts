@@ -7,8 +7,7 @@ import type { TenantBatch } from '../../../model/batch.js';
 import { staleMarker } from '../../../model/metric.js';
 import type { LogsqlQuery } from '../../../model/logsql-ast.js';
 import type { LogRow, TimeRange } from '../telemetry-store.js';
-import { scanRecords } from '../../../ingest/wal-codec.js';
-import { decodeAnyPayload } from '../../../ingest/wal-raw.js';
+import { decodeRecordParts, type RecordParts } from '../../../ingest/wal-raw.js';
 import { replayFormats } from '../../../ingest/replay-formats.js';
 
 export interface CallMessage {
@@ -72,9 +71,9 @@ port.on('message', (msg: CallMessage | PullMessage) => {
 async function serve({ id, method, args }: CallMessage): Promise<ReplyMessage> {
   try {
     if (method === 'writeRecords') {
-      const [bytes, walPosition, from] = args as [ArrayBuffer, bigint, bigint];
+      const [parts, walPosition, from] = args as [RecordParts, bigint, bigint];
       // Parsed as soon as it arrives, while the write before may still be committing; stored in arrival order.
-      const batches = decodeRecords(Buffer.from(bytes));
+      const batches = decodeRecordParts(parts, replayFormats);
       batches.catch(() => undefined); // awaited in turn below; a failure must not count as unhandled meanwhile
       await inOrder(async () => {
         if (walPosition <= committed) return; // already in the store (a retry of a write whose commit went through)
@@ -130,15 +129,6 @@ function pull({ id, pull: what }: PullMessage): void {
   s.wake = null;
   if (what === 'stop') s.stop.abort();
   wake?.(what === 'next');
-}
-
-/** The batches of framed WAL records, parsed here: the request thread only wrote their bytes (wal-raw.ts). */
-async function decodeRecords(framed: Buffer): Promise<TenantBatch[]> {
-  const { records, validEnd } = scanRecords(framed);
-  if (validEnd !== framed.length) throw new Error(`worker store: WAL records damaged after byte ${validEnd} of ${framed.length}`);
-  const out: TenantBatch[] = [];
-  for (const r of records) out.push(await decodeAnyPayload(r.payload, replayFormats));
-  return out;
 }
 
 /** worker-store.ts names the stale markers that structured clone turned into plain NaN; put the bits back. */

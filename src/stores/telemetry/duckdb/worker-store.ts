@@ -15,6 +15,10 @@ import type {
 import type { CallMessage, ChunkMessage, PullMessage, ReplyMessage } from './worker-host.js';
 import type { DuckdbTelemetryStore } from './duckdb-store.js';
 import type { ChunkSink, SqlExecutor } from '../sql/dialect.js';
+import type { RecordParts } from '../../../ingest/wal-raw.js';
+
+/** Below this, a piece is copied with the small ones rather than moved: a transfer has a fixed cost of its own. */
+const MIN_TRANSFER_BYTES = 64 * 1024;
 
 export async function openDuckdbWorkerStore(path: string): Promise<DuckdbTelemetryStore> {
   const worker = new Worker(new URL('./worker-host.js', import.meta.url), { workerData: { path } });
@@ -72,13 +76,34 @@ class WorkerStore implements DuckdbTelemetryStore {
     return this.call('write', [batches, walPosition, stale]);
   }
   /**
-   * The records cross as bytes, by transfer when the buffer is wholly theirs (the WAL builds it so), and the worker
-   * decodes them (worker-host.ts): no object graph is cloned on the request thread (issue 12 item 1).
+   * The records cross as bytes and the worker decodes them (worker-host.ts): no object graph is cloned on the request
+   * thread (issue 12 item 1). A piece that owns its whole buffer (a request body, a run read back from the WAL) moves
+   * by transfer, uncopied; the small rest (record headers, request facts) is copied into one buffer that moves too.
    */
-  writeRecords(records: Buffer, walPosition: bigint, from: bigint): Promise<void> {
-    const whole = records.byteOffset === 0 && records.byteLength === records.buffer.byteLength && records.buffer instanceof ArrayBuffer;
-    const bytes = whole ? records.buffer : new Uint8Array(records).buffer;
-    return this.call('writeRecords', [bytes, walPosition, from], [bytes]);
+  writeRecords(parts: RecordParts, walPosition: bigint, from: bigint): Promise<void> {
+    const moving = new Set<Uint8Array>();
+    const buffers = new Set<ArrayBuffer>();
+    let copied = 0;
+    for (const pieces of parts) {
+      for (const p of pieces) {
+        const whole = p.buffer instanceof ArrayBuffer && p.byteOffset === 0 && p.byteLength === p.buffer.byteLength;
+        if (whole && p.byteLength >= MIN_TRANSFER_BYTES && !buffers.has(p.buffer)) {
+          buffers.add(p.buffer);
+          moving.add(p);
+        } else {
+          copied += p.byteLength;
+        }
+      }
+    }
+    const arena = new Uint8Array(copied);
+    let at = 0;
+    const sent = parts.map((pieces) => pieces.map((p) => {
+      if (moving.has(p)) return p;
+      arena.set(p, at);
+      at += p.byteLength;
+      return arena.subarray(at - p.byteLength, at);
+    }));
+    return this.call('writeRecords', [sent, walPosition, from], [...buffers, arena.buffer]);
   }
   walPosition(): Promise<bigint> {
     return this.call('walPosition', []);
