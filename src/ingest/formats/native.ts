@@ -33,12 +33,12 @@ export function countNative(body: Buffer, nowNs: bigint): number {
   const first = firstContent(body);
   if (first === body.length) return 0;
   if (body[first] === 0x5b /* [ */) return parseArray(utf8Text(body.subarray(first)), nowNs).length;
-  let count = 0;
-  let deep = false;
+  // Set from the line visitor, so an object rather than `let`s that control flow would take as never changed.
+  const seen = { count: 0, deep: false };
   eachLine(body, (text, pos, end, lineNo) => {
     // Rare: a body with a long line is checked the slow, exact way, whole.
     if (end - pos >= MIN_DEEP_LINE) {
-      deep = true;
+      seen.deep = true;
       return false;
     }
     const line = text.slice(pos, end);
@@ -46,20 +46,20 @@ export function countNative(body: Buffer, nowNs: bigint): number {
     try {
       value = JSON.parse(line);
     } catch (e) {
-      if (count === 0) {
+      if (seen.count === 0) {
         const whole = singleObject(body);
         if (whole) {
-          count = [toLogEntry(whole, nowNs)].length;
+          seen.count = [toLogEntry(whole, nowNs)].length;
           return false;
         }
       }
       throw errors.badRequest(`Line ${lineNo}: invalid JSON: ${jsonError(e, line)}`);
     }
     if (!isObject(value)) throw errors.badRequest(`Line ${lineNo}: expected a JSON object, got ${kindOf(value)}`);
-    count++;
+    seen.count++;
     return true;
   });
-  return deep ? parseLines(body, nowNs).length : count;
+  return seen.deep ? parseLines(body, nowNs).length : seen.count;
 }
 
 /** Where the body's content starts: past a UTF-8 byte order mark and JSON whitespace (the length if none). */
