@@ -33,29 +33,14 @@ export function countNative(body: Buffer, nowNs: bigint): number {
   const first = firstContent(body);
   if (first === body.length) return 0;
   if (body[first] === 0x5b /* [ */) return parseArray(utf8Text(body.subarray(first)), nowNs).length;
-  // Set from the line visitor, so an object rather than `let`s that control flow would take as never changed.
+  // Set from the visitor, so an object rather than `let`s that control flow would take as never changed.
   const seen = { count: 0, deep: false };
-  eachLine(body, (text, pos, end, lineNo) => {
+  eachObject(body, (_value, length) => {
     // Rare: a body with a long line is checked the slow, exact way, whole.
-    if (end - pos >= MIN_DEEP_LINE) {
+    if (length >= MIN_DEEP_LINE) {
       seen.deep = true;
       return false;
     }
-    const line = text.slice(pos, end);
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch (e) {
-      if (seen.count === 0) {
-        const whole = singleObject(body);
-        if (whole) {
-          seen.count = [toLogEntry(whole, nowNs)].length;
-          return false;
-        }
-      }
-      throw errors.badRequest(`Line ${lineNo}: invalid JSON: ${jsonError(e, line)}`);
-    }
-    if (!isObject(value)) throw errors.badRequest(`Line ${lineNo}: expected a JSON object, got ${kindOf(value)}`);
     seen.count++;
     return true;
   });
@@ -121,27 +106,37 @@ function parseArray(text: string, nowNs: bigint): LogEntry[] {
 
 function parseLines(body: Buffer, nowNs: bigint): LogEntry[] {
   const logs: LogEntry[] = [];
+  eachObject(body, (value) => {
+    logs.push(toLogEntry(value, nowNs));
+    return true;
+  });
+  return logs;
+}
+
+/**
+ * Calls `visit` with the object of each line and the line's length; `visit` returns false to stop. A line that is not
+ * JSON, or not an object, is a 400 naming it — except that a body whose first line does not parse may be a single
+ * pretty-printed object over many lines: then that object alone is visited (with the body's length).
+ */
+function eachObject(body: Buffer, visit: (value: Record<string, unknown>, length: number) => boolean): void {
+  let parsed = 0;
   eachLine(body, (text, pos, end, lineNo) => {
     const line = text.slice(pos, end);
     let value: unknown;
     try {
       value = JSON.parse(line);
     } catch (e) {
-      // A single pretty-printed object spans lines: accept it when the whole body is one object.
-      if (logs.length === 0) {
-        const whole = singleObject(body);
-        if (whole) {
-          logs.push(toLogEntry(whole, nowNs));
-          return false;
-        }
+      const whole = parsed === 0 ? singleObject(body) : undefined;
+      if (whole) {
+        visit(whole, body.length);
+        return false;
       }
       throw errors.badRequest(`Line ${lineNo}: invalid JSON: ${jsonError(e, line)}`);
     }
     if (!isObject(value)) throw errors.badRequest(`Line ${lineNo}: expected a JSON object, got ${kindOf(value)}`);
-    logs.push(toLogEntry(value, nowNs));
-    return true;
+    parsed++;
+    return visit(value, end - pos);
   });
-  return logs;
 }
 
 /**
