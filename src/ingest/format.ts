@@ -2,7 +2,7 @@
 // A format knows nothing of tenants, limits or storage; it may shape its own success reply, since
 // shippers read their own reply shapes (DESIGN §5: replies are supersets of {status, accepted}).
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Batch, Signal } from '../model/batch.js';
+import type { Batch, LogWindows, Signal } from '../model/batch.js';
 import type { RequestContext } from '../front-doors/context.js';
 
 export interface FormatRequest {
@@ -48,6 +48,12 @@ export interface IngestFormat {
    * from the WAL (issue 12 item 1: each line is turned into rows once, off the request thread).
    */
   count?(body: Buffer, req: FormatRequest): CountedBody | Promise<CountedBody>;
+  /**
+   * Only with a walKey: parse()'s log entries as windows parsed while they are read (model/batch.ts LogWindows), for
+   * a store that appends as it parses; null when the body is better parsed whole. An entry that no longer parses is
+   * left out and reported to `onBadEntry`.
+   */
+  logWindows?(body: Buffer, req: FormatRequest, onBadEntry: (why: string) => void): LogWindows | null;
   /** Writes the 2xx reply; without it the spec's `{"status":"ok","accepted":N}`. */
   reply?(ctx: RequestContext, accepted: number, parsed: ParsedBody): void;
 }

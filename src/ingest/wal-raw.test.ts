@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { compress } from 'snappyjs';
-import { emptyBatch, type TenantBatch } from '../model/batch.js';
+import { emptyBatch, logWindowsOf, type TenantBatch } from '../model/batch.js';
 import type { WalTarget } from '../stores/telemetry/telemetry-store.js';
 import type { FormatRequest, IngestFormat } from './format.js';
 import { nativeFormat } from './formats/native-format.js';
@@ -118,7 +118,10 @@ class DecodingStore implements WalTarget {
     }
     if (walPosition <= this.position) return;
     if (from !== this.position) throw new Error(`a write from ${from} while the store is at ${this.position}`);
-    for (const tb of await decodeRecordParts(parts, replayFormats)) this.msgs.push(...tb.batch.logs.map((l) => l.msg));
+    // As the DuckDB worker does: log lines left to be parsed window by window (model/batch.ts LogWindows).
+    for (const tb of await decodeRecordParts(parts, replayFormats, true)) {
+      for (const logs of logWindowsOf(tb.batch)) this.msgs.push(...logs.map((l) => l.msg));
+    }
     this.position = walPosition;
     this.writes++;
   }

@@ -53,11 +53,11 @@ export type ReplayFormats = ReadonlyMap<string, IngestFormat>;
  * The batch a payload holds: JSON payloads decode as they are; raw ones are parsed again by their format with the
  * request facts they were received with, which gives the batch the request thread acknowledged.
  */
-export async function decodeAnyPayload(payload: Uint8Array, formats: ReplayFormats): Promise<TenantBatch> {
+export async function decodeAnyPayload(payload: Uint8Array, formats: ReplayFormats, windows = false): Promise<TenantBatch> {
   const buf = Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength);
   if (buf[0] !== RAW_KIND) return decodePayload(buf);
   const metaEnd = META_AT + buf.readUInt32LE(1);
-  return replayRaw(buf.subarray(META_AT, metaEnd), buf.subarray(metaEnd), formats);
+  return replayRaw(buf.subarray(META_AT, metaEnd), buf.subarray(metaEnd), formats, windows);
 }
 
 /**
@@ -67,20 +67,23 @@ export async function decodeAnyPayload(payload: Uint8Array, formats: ReplayForma
  */
 export type RecordParts = Uint8Array[][];
 
-/** The batches of `parts`, in order; a run of records must hold whole, CRC-checked records and nothing else. */
-export async function decodeRecordParts(parts: RecordParts, formats: ReplayFormats): Promise<TenantBatch[]> {
+/**
+ * The batches of `parts`, in order; a run of records must hold whole, CRC-checked records and nothing else. With
+ * `windows`, a format that can leaves its log entries to be parsed as the store reads them (IngestFormat.logWindows).
+ */
+export async function decodeRecordParts(parts: RecordParts, formats: ReplayFormats, windows = false): Promise<TenantBatch[]> {
   const out: TenantBatch[] = [];
   for (const pieces of parts) {
     const raw = rawRecordPieces(pieces);
     if (raw) {
-      out.push(await replayRaw(raw.meta, raw.body, formats));
+      out.push(await replayRaw(raw.meta, raw.body, formats, windows));
       continue;
     }
     const [only] = pieces;
     const framed = pieces.length === 1 && only ? Buffer.from(only.buffer, only.byteOffset, only.byteLength) : Buffer.concat(pieces);
     const { records, validEnd } = scanRecords(framed);
     if (validEnd !== framed.length) throw new Error(`wal: records damaged after byte ${validEnd} of ${framed.length}`);
-    for (const r of records) out.push(await decodeAnyPayload(r.payload, formats));
+    for (const r of records) out.push(await decodeAnyPayload(r.payload, formats, windows));
   }
   return out;
 }
@@ -102,13 +105,18 @@ function rawRecordPieces(pieces: Uint8Array[]): { meta: Buffer; body: Buffer } |
   };
 }
 
-async function replayRaw(metaBytes: Buffer, body: Buffer, formats: ReplayFormats): Promise<TenantBatch> {
+async function replayRaw(metaBytes: Buffer, body: Buffer, formats: ReplayFormats, windows: boolean): Promise<TenantBatch> {
   const [tenantId, name, walKey, nowNs, path, query, headers] = JSON.parse(metaBytes.toString('utf8')) as
     [string, string, string, string, string, string, IncomingHttpHeaders];
   const format = formats.get(walKey);
   if (format === undefined) throw new Error(`wal: no format ${walKey} to replay a raw record with`);
+  const req = { path, query: new URLSearchParams(query), headers, nowNs: BigInt(nowNs) };
+  const logWindows = windows ? format.logWindows?.(body, req, (why) => {
+    onUnparseable(`wal: a ${walKey} record of tenant ${tenantId} no longer parses whole (${why}); that entry is skipped`);
+  }) : null;
+  if (logWindows) return { tenantId, format: name, batch: { logs: [], spans: [], logWindows } };
   try {
-    const parsed = await format.parse(body, { path, query: new URLSearchParams(query), headers, nowNs: BigInt(nowNs) });
+    const parsed = await format.parse(body, req);
     return { tenantId, format: name, batch: parsed.batch };
   } catch (e) {
     // count() accepts only what parse() does, so this takes a parser that changed since the record was acknowledged.

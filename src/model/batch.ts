@@ -10,6 +10,11 @@ export type Signal = (typeof SIGNALS)[number];
 
 export interface Batch {
   logs: LogEntry[];
+  /**
+   * Log entries still to be parsed, a window at a time, by a store that appends each window before it parses the next
+   * (the DuckDB worker; issue 12 item 1). When set, `logs` is empty and these are the batch's entries.
+   */
+  logWindows?: LogWindows;
   spans: Span[];
   /** Metric samples and family metadata (app plane metric paths); absent on log/trace batches. */
   samples?: MetricSample[];
@@ -18,13 +23,41 @@ export interface Batch {
   replay?: ReplayChunk[];
 }
 
+/**
+ * A batch's log entries, parsed as they are read: a store's write of 250,000 entries then never holds them all at
+ * once, so they die young instead of being promoted and marked by the garbage collector.
+ */
+export interface LogWindows {
+  /** How many entries there are in all. */
+  readonly count: number;
+  /** Every entry in order, a window of up to a few thousand at a time; each call starts from the first. */
+  windows(): Iterable<LogEntry[]>;
+  /** The entry at `index` (0 ≤ index < count), parsed on its own; undefined if it no longer parses. */
+  at(index: number): LogEntry | undefined;
+}
+
+/** How many log entries a batch holds, parsed or not. */
+export function logCount(batch: Batch): number {
+  return batch.logs.length + (batch.logWindows?.count ?? 0);
+}
+
+/** A batch's log entries in order, a window at a time (`logs` as one window when they are parsed already). */
+export function logWindowsOf(batch: Batch): Iterable<LogEntry[]> {
+  return batch.logWindows ? batch.logWindows.windows() : [batch.logs];
+}
+
+/** The log entry at `index` of logWindowsOf's order. */
+export function logAt(batch: Batch, index: number): LogEntry | undefined {
+  return index < batch.logs.length ? batch.logs[index] : batch.logWindows?.at(index - batch.logs.length);
+}
+
 export function emptyBatch(): Batch {
   return { logs: [], spans: [] };
 }
 
 /** Whether the batch holds nothing to store (then nothing is written to the WAL). */
 export function batchIsEmpty(batch: Batch): boolean {
-  return batch.logs.length === 0 && batch.spans.length === 0 && (batch.samples?.length ?? 0) === 0
+  return logCount(batch) === 0 && batch.spans.length === 0 && (batch.samples?.length ?? 0) === 0
     && (batch.metadata?.length ?? 0) === 0 && (batch.replay?.length ?? 0) === 0;
 }
 
@@ -33,7 +66,7 @@ export function batchIsEmpty(batch: Batch): boolean {
  * Metric samples and replay chunks are bounded by the body caps and the daily volume instead.
  */
 export function batchEntryCount(batch: Batch): number {
-  return batch.logs.length + batch.spans.length;
+  return logCount(batch) + batch.spans.length;
 }
 
 /** A batch bound to its tenant, as the WAL and the telemetry store hold it. */

@@ -1,6 +1,6 @@
 // POST /api/v1/ingest: the spec's native JSON array / NDJSON (wire-formats.md §3.1).
 import type { IngestFormat } from '../format.js';
-import { countNative, parseNative } from './native.js';
+import { countNative, nativeLogWindows, parseNative } from './native.js';
 
 export const nativeFormat: IngestFormat = {
   name: 'native',
@@ -10,4 +10,5 @@ export const nativeFormat: IngestFormat = {
     const entries = countNative(body, req.nowNs);
     return { entries, rows: entries, signal: 'logs' };
   },
+  logWindows: (body, req, onBadEntry) => nativeLogWindows(body, req.nowNs, onBadEntry),
 };

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ServiceError } from '../../errors.js';
 import type { LogEntry } from '../../model/log-entry.js';
-import { countNative, parseNative } from './native.js';
+import { LOG_WINDOW_ENTRIES, countNative, nativeLogWindows, parseNative } from './native.js';
 import { TEXT_WINDOW_BYTES } from '../utf8-text.js';
 
 const NOW = 1_800_000_000_000_000_000n;
@@ -164,4 +164,35 @@ void test('a body longer than the decoding window (utf8-text.ts TEXT_WINDOW_BYTE
   for (const run of [(b: Buffer) => parse(b).length, (b: Buffer) => countNative(b, NOW)]) {
     assert.match(outcome(bad, run), new RegExp(`^400 Line ${badLine}: invalid JSON`));
   }
+});
+
+void test('nativeLogWindows gives parseNative\'s entries a window at a time, and leaves other bodies to it', () => {
+  const lines: string[] = [];
+  for (let i = 0; i < 5_000; i++) {
+    const line = JSON.stringify({ _msg: `m${i} ${'é中'.repeat(i % 3)}`, n: i, nested: { k: i % 7 } });
+    lines.push(line + (i % 3 === 0 ? '\r\n' : '\n') + (i % 97 === 0 ? ' \t\n' : ''));
+  }
+  const bodies = [`\ufeff${lines.join('')}`, lines.join('').replace(/é中/g, 'ab'), '{"_msg":"a"}\n{"_msg":"b"}'];
+  for (const text of bodies) {
+    const body = Buffer.from(text);
+    const windows = nativeLogWindows(body, NOW, () => assert.fail('no line is bad'));
+    assert.ok(windows);
+    const parsed = parse(body);
+    assert.equal(windows.count, parsed.length);
+    const got = [...windows.windows()];
+    assert.ok(got.every((w) => w.length <= LOG_WINDOW_ENTRIES));
+    assert.deepEqual(got.flat(), parsed);
+    assert.deepEqual([...windows.windows()].flat(), parsed, 'each call starts over');
+    for (const i of [0, 1, parsed.length - 1]) assert.deepEqual(windows.at(i), parsed[i]);
+    assert.equal(windows.at(parsed.length), undefined);
+  }
+  // Bodies parsed whole: an array, a single object (pretty-printed or not), a first line that is not an object.
+  for (const text of ['[{"_msg":"a"},{"_msg":"b"}]', '{"_msg":"one"}\n', '{\n  "_msg": "pretty"\n}\n', '\n\n', '1\n{"_msg":"a"}']) {
+    assert.equal(nativeLogWindows(Buffer.from(text), NOW, () => undefined), null, JSON.stringify(text));
+  }
+  // A line that no longer parses (a parser changed since the body was acknowledged) is left out and reported.
+  const bad: string[] = [];
+  const windows = nativeLogWindows(Buffer.from('{"_msg":"a"}\n[1]\n{"_msg":"c"}'), NOW, (why) => bad.push(why));
+  assert.deepEqual([...(windows?.windows() ?? [])].flat().map((e) => e.msg), ['a', 'c']);
+  assert.deepEqual(bad, ['its entry 2 is not a JSON object']);
 });

@@ -4,12 +4,13 @@
 // Hot path (bench/ingest-bench): one decode of the body (utf8-text.ts), then indexOf line by line and one JSON.parse
 // per line; no other copy of the text.
 import { errors } from '../../errors.js';
-import type { Batch } from '../../model/batch.js';
+import type { Batch, LogWindows } from '../../model/batch.js';
 import type { FieldValue, LogEntry } from '../../model/log-entry.js';
 import { addField, jsonText } from './fields.js';
 import { parseTimestamp } from './timestamps.js';
 import { isAscii } from 'node:buffer';
 import { textOf, textWindowEnd, utf8Text } from '../utf8-text.js';
+import { jsonObjectDepth } from './json-scan.js';
 
 /** Event time candidates in order; the first that parses is used (VictoriaLogs `-_time_field`). */
 export const TIME_FIELDS = ['_time', 'timestamp', '@timestamp', 'time', 'date'] as const;
@@ -25,26 +26,101 @@ export function parseNative(body: Buffer, nowNs: bigint): Batch {
 }
 
 /**
- * The entries parseNative(body) would give, refusing what it refuses. Each line is JSON.parsed (that is the check);
- * only lines long enough to nest deeply enough to overflow the flattening (fields.ts jsonText) go through
- * toLogEntry as well, so the two can never disagree on a body.
+ * The entries parseNative(body) would give, refusing what it refuses. Each line is checked in place, byte by byte
+ * (json-scan.ts), with no object built: the store's worker parses it later. A body the check refuses, or one with a
+ * line nested deeply enough to overflow the flattening (fields.ts jsonText), goes through parseNative's own path,
+ * which gives the exact 400 (or reads a single pretty-printed object); so the two can never disagree on a body.
  */
 export function countNative(body: Buffer, nowNs: bigint): number {
   const first = firstContent(body);
   if (first === body.length) return 0;
   if (body[first] === 0x5b /* [ */) return parseArray(utf8Text(body.subarray(first)), nowNs).length;
-  // Set from the visitor, so an object rather than `let`s that control flow would take as never changed.
-  const seen = { count: 0, deep: false };
-  eachObject(body, (_value, length) => {
-    // Rare: a body with a long line is checked the slow, exact way, whole.
-    if (length >= MIN_DEEP_LINE) {
-      seen.deep = true;
-      return false;
-    }
-    seen.count++;
+  const count = countObjectLines(body);
+  return count >= 0 ? count : parseLines(body, nowNs).length;
+}
+
+/** How many lines of `body` are not blank, when each is one JSON object nested less than MAX_SAFE_DEPTH; else -1. */
+function countObjectLines(body: Buffer): number {
+  let count = 0;
+  eachLineSpan(body, (pos, end) => {
+    const depth = jsonObjectDepth(body, pos, end);
+    count = depth < 0 || depth >= MAX_SAFE_DEPTH ? -1 : count + 1;
+    return count >= 0;
+  });
+  return count;
+}
+
+/**
+ * Calls `visit` with each line of `body` that is not blank, as a byte span [pos, end) (a CR before its newline left
+ * out); `visit` returns false to stop. A newline byte is never part of a UTF-8 sequence, so no decoding is needed.
+ */
+function eachLineSpan(body: Buffer, visit: (pos: number, end: number) => boolean): void {
+  for (let pos = bomLength(body); pos < body.length;) {
+    let end = body.indexOf(0x0a, pos);
+    if (end < 0) end = body.length;
+    const lineEnd = end > pos && body[end - 1] === 0x0d ? end - 1 : end;
+    if (!isBlankBytes(body, pos, lineEnd) && !visit(pos, lineEnd)) return;
+    pos = end + 1;
+  }
+}
+
+/** Entries per window of nativeLogWindows: parsed, then appended by the store before the next window is made. */
+export const LOG_WINDOW_ENTRIES = 2048;
+
+/**
+ * parseNative(body)'s entries as LogWindows (model/batch.ts), for a store that appends each window before it parses
+ * the next (issue 12 item 1). For a body countNative has accepted as lines of objects; null for anything else (an
+ * array, a single object, a body whose first line is not an object), which the caller parses whole. A line that no
+ * longer parses (only a parser changed since the body was acknowledged could do that) is left out and handed to
+ * `onBadLine` with why: by then rows before it may be in the write, so it cannot refuse the body as a whole.
+ */
+export function nativeLogWindows(body: Buffer, nowNs: bigint, onBadLine: (why: string) => void): LogWindows | null {
+  const first = firstContent(body);
+  if (first === body.length || body[first] === 0x5b /* [ */) return null;
+  // Where each line that is not blank starts and ends, in bytes (a CR before its newline left out).
+  const starts: number[] = [];
+  const ends: number[] = [];
+  eachLineSpan(body, (pos, end) => {
+    starts.push(pos);
+    ends.push(end);
     return true;
   });
-  return seen.deep ? parseLines(body, nowNs).length : seen.count;
+  const ascii = isAscii(body);
+  const lineText = (i: number): string => body.toString(ascii ? 'latin1' : 'utf8', starts[i], ends[i]);
+  const firstLine = lineText(0);
+  if (starts.length < 2 || !isObject(tryParse(firstLine))) return null;
+  const entry = (line: string): LogEntry | undefined => {
+    const value = tryParse(line);
+    return isObject(value) ? toLogEntry(value, nowNs) : undefined;
+  };
+  return {
+    count: starts.length,
+    at: (index) => (index < starts.length ? entry(lineText(index)) : undefined),
+    *windows() {
+      for (let from = 0; from < starts.length; from += LOG_WINDOW_ENTRIES) {
+        const to = Math.min(starts.length, from + LOG_WINDOW_ENTRIES);
+        const base = starts[from] ?? 0;
+        // One string for the window when bytes are characters, as eachLine does; else each line decodes alone.
+        const text = ascii ? textOf(body, true, base, ends[to - 1] ?? base) : '';
+        const logs: LogEntry[] = [];
+        for (let i = from; i < to; i++) {
+          const line = ascii ? text.slice((starts[i] ?? 0) - base, (ends[i] ?? 0) - base) : lineText(i);
+          const e = entry(line);
+          if (e) logs.push(e);
+          else onBadLine(`its entry ${i + 1} is not a JSON object`);
+        }
+        yield logs;
+      }
+    },
+  };
+}
+
+function tryParse(line: string): unknown {
+  try {
+    return JSON.parse(line);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Where the body's content starts: past a UTF-8 byte order mark and JSON whitespace (the length if none). */
@@ -82,10 +158,10 @@ function eachLine(body: Buffer, visit: (text: string, pos: number, end: number, 
 }
 
 /**
- * A line shorter than this cannot nest deeply enough for JSON.stringify to overflow the stack (that takes thousands
- * of levels, two characters each), so JSON.parse alone decides it.
+ * A value nested less deeply than this cannot overflow the stack when it is flattened or turned back into JSON text
+ * (that takes thousands of levels), so the byte check alone decides its line.
  */
-const MIN_DEEP_LINE = 1024;
+const MAX_SAFE_DEPTH = 512;
 
 function parseArray(text: string, nowNs: bigint): LogEntry[] {
   let value: unknown;
@@ -104,39 +180,30 @@ function parseArray(text: string, nowNs: bigint): LogEntry[] {
   return logs;
 }
 
+/**
+ * The entry of each line. A line that is not JSON, or not an object, is a 400 naming it — except that a body whose
+ * first line does not parse may be a single pretty-printed object over many lines: then it is that one entry.
+ */
 function parseLines(body: Buffer, nowNs: bigint): LogEntry[] {
   const logs: LogEntry[] = [];
-  eachObject(body, (value) => {
-    logs.push(toLogEntry(value, nowNs));
-    return true;
-  });
-  return logs;
-}
-
-/**
- * Calls `visit` with the object of each line and the line's length; `visit` returns false to stop. A line that is not
- * JSON, or not an object, is a 400 naming it — except that a body whose first line does not parse may be a single
- * pretty-printed object over many lines: then that object alone is visited (with the body's length).
- */
-function eachObject(body: Buffer, visit: (value: Record<string, unknown>, length: number) => boolean): void {
-  let parsed = 0;
   eachLine(body, (text, pos, end, lineNo) => {
     const line = text.slice(pos, end);
     let value: unknown;
     try {
       value = JSON.parse(line);
     } catch (e) {
-      const whole = parsed === 0 ? singleObject(body) : undefined;
+      const whole = logs.length === 0 ? singleObject(body) : undefined;
       if (whole) {
-        visit(whole, body.length);
+        logs.push(toLogEntry(whole, nowNs));
         return false;
       }
       throw errors.badRequest(`Line ${lineNo}: invalid JSON: ${jsonError(e, line)}`);
     }
     if (!isObject(value)) throw errors.badRequest(`Line ${lineNo}: expected a JSON object, got ${kindOf(value)}`);
-    parsed++;
-    return visit(value, end - pos);
+    logs.push(toLogEntry(value, nowNs));
+    return true;
   });
+  return logs;
 }
 
 /**
@@ -206,6 +273,12 @@ function kindOf(v: unknown): string {
 
 function isSpace(c: number): boolean {
   return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+}
+
+/** Whether body[start, end) holds only JSON whitespace; the common line opens with `{` and exits at once. */
+function isBlankBytes(body: Buffer, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) if (!isSpace(body[i] ?? 0)) return false;
+  return true;
 }
 
 /** Whether text[start, end) holds only JSON whitespace; the common line opens with `{` and exits at once. */

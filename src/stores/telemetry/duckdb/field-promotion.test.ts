@@ -4,6 +4,7 @@ import { describe, test } from 'node:test';
 import type { FieldValue } from '../../../model/log-entry.js';
 import { log, logsBatch } from '../telemetry-store.contract.js';
 import { keysToPromote } from './field-promotion.js';
+import { nativeLogWindows } from '../../../ingest/formats/native.js';
 import { FieldLayout } from './field-layout.js';
 
 const policy = { minRows: 100, maxColumns: 8 };
@@ -49,6 +50,21 @@ void describe('field promotion', () => {
     // 5,000 rows carry `sparse` (every 10th: a pattern a fixed sampling stride could beat in step with).
     assert.deepEqual(keysToPromote([b], new Set(), 8, { minRows: 10_000, maxColumns: 8 }), [{ key: 'dense', kind: 'int' }]);
     assert.deepEqual(keysToPromote([b], new Set(), 8, { minRows: 3_000, maxColumns: 8 }).map((x) => x.key).sort(), ['dense', 'sparse']);
+  });
+
+  test('entries still to be parsed (LogWindows, as the DuckDB worker decodes NDJSON) are sampled the same way', () => {
+    const lines = (n: number, line: (i: number) => Record<string, unknown>) =>
+      Buffer.from(Array.from({ length: n }, (_, i) => JSON.stringify(line(i))).join('\n'));
+    const lazy = (body: Buffer) => {
+      const logWindows = nativeLogWindows(body, 1n, () => assert.fail('no bad line'));
+      assert.ok(logWindows);
+      return { tenantId: 't1', format: 'native', batch: { logs: [], spans: [], logWindows } };
+    };
+    const small = lazy(lines(300, (i) => ({ _msg: 'm', status: 200 + (i % 3), host: `h${i % 4}`, ...(i < 50 ? { rare: 'x' } : {}) })));
+    assert.deepEqual(keysToPromote([small], new Set(), 8, policy), [{ key: 'status', kind: 'int' }, { key: 'host', kind: 'text' }]);
+    const large = lazy(lines(50_000, (i) => (i % 10 === 0 ? { sparse: 'x', dense: i } : { dense: i })));
+    assert.deepEqual(keysToPromote([large], new Set(), 8, { minRows: 10_000, maxColumns: 8 }), [{ key: 'dense', kind: 'int' }]);
+    assert.deepEqual(keysToPromote([large], new Set(), 8, { minRows: 3_000, maxColumns: 8 }).map((x) => x.key).sort(), ['dense', 'sparse']);
   });
 });
 

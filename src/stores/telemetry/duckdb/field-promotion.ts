@@ -2,7 +2,7 @@
 // column by recurring: one write carries it in many rows with values of one kind. Promotion is for good (columns are
 // never dropped), bounded in number, and skipped on a table too large to alter quickly (field-catalog.ts), so a key
 // that does not earn a column simply stays in the JSON, as every key did before.
-import type { TenantBatch } from '../../../model/batch.js';
+import { logAt, logCount, type TenantBatch } from '../../../model/batch.js';
 import type { FieldValue } from '../../../model/log-entry.js';
 import { fits, type FieldKind } from './field-columns.js';
 
@@ -31,7 +31,7 @@ export function keysToPromote(
   batches: readonly TenantBatch[], promoted: ReadonlySet<string>, room: number, policy: PromotionPolicy,
 ): { key: string; kind: FieldKind }[] {
   if (room <= 0) return [];
-  const total = batches.reduce((n, b) => n + b.batch.logs.length, 0);
+  const total = batches.reduce((n, b) => n + logCount(b.batch), 0);
   if (total < policy.minRows) return [];
   const seen = new Map<string, Seen>();
   const look = (fields: Record<string, FieldValue>): void => {
@@ -46,10 +46,10 @@ export function keysToPromote(
   // step with a pattern in the rows and see a key far more or less often than it is there).
   let sampled = 0;
   for (const { batch } of batches) {
-    const logs = batch.logs;
-    const picks = total <= SAMPLE_ROWS ? logs.length : Math.round((SAMPLE_ROWS * logs.length) / total);
+    const n = logCount(batch);
+    const picks = total <= SAMPLE_ROWS ? n : Math.round((SAMPLE_ROWS * n) / total);
     for (let j = 0; j < picks; j++) {
-      const e = total <= SAMPLE_ROWS ? logs[j] : logs[Math.floor(Math.random() * logs.length)];
+      const e = logAt(batch, total <= SAMPLE_ROWS ? j : Math.floor(Math.random() * n));
       if (e === undefined) continue;
       look(e.fields);
       sampled++;

@@ -4,7 +4,7 @@
 // NULL for any the writer may not fill yet (field-layout.ts).
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { TenantBatch } from '../../../model/batch.js';
+import { logCount, logWindowsOf, type TenantBatch } from '../../../model/batch.js';
 import type { LogEntry } from '../../../model/log-entry.js';
 import { withAppender } from './appender.js';
 import { ChunkWriter, type ColumnKind } from './chunk-writer.js';
@@ -29,13 +29,14 @@ const INT64_MAX = 2n ** 63n - 1n;
 export async function appendLogs(
   c: DuckDBConnection, batches: TenantBatch[], columns: readonly FieldColumn[], writable: number,
 ): Promise<void> {
-  if (!batches.some((b) => b.batch.logs.length > 0)) return;
+  if (!batches.some((b) => logCount(b.batch) > 0)) return;
   const splitter = new FieldSplitter(columns.slice(0, writable));
   const fixed = LOG_COLUMNS.length;
   await withAppender(c, 'logs', async (a) => {
     const w = new ChunkWriter([...FIXED_KINDS, ...columns.map((col) => KIND_COLUMN[col.kind])]);
     for (const { tenantId, format, batch } of batches) {
-      for (const e of batch.logs) {
+      // Parsed window by window when the batch came so (model/batch.ts LogWindows): appended before the next is made.
+      for (const logs of logWindowsOf(batch)) for (const e of logs) {
         // A chunk holds one batch's rows, so its tenant and format are constants of the chunk.
         if (w.rows === 0) {
           w.constant(0, tenantId);

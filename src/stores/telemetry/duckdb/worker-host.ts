@@ -72,8 +72,9 @@ async function serve({ id, method, args }: CallMessage): Promise<ReplyMessage> {
   try {
     if (method === 'writeRecords') {
       const [parts, walPosition, from] = args as [RecordParts, bigint, bigint];
-      // Parsed as soon as it arrives, while the write before may still be committing; stored in arrival order.
-      const batches = decodeRecordParts(parts, replayFormats);
+      // Decoded as soon as it arrives, while the write before may still be committing; stored in arrival order. Log
+      // lines are parsed only as the write appends them (model/batch.ts LogWindows).
+      const batches = decodeRecordParts(parts, replayFormats, true);
       batches.catch(() => undefined); // awaited in turn below; a failure must not count as unhandled meanwhile
       await inOrder(async () => {
         if (walPosition <= committed) return; // already in the store (a retry of a write whose commit went through)
