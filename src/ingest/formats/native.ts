@@ -9,7 +9,7 @@ import type { FieldValue, LogEntry } from '../../model/log-entry.js';
 import { addField, jsonText } from './fields.js';
 import { parseTimestamp } from './timestamps.js';
 import { isAscii } from 'node:buffer';
-import { textOf, textWindowEnd, utf8Text } from '../utf8-text.js';
+import { TEXT_WINDOW_BYTES, textOf, textWindowEnd, utf8Text } from '../utf8-text.js';
 import { jsonObjectDepth } from './json-scan.js';
 
 /** Event time candidates in order; the first that parses is used (VictoriaLogs `-_time_field`). */
@@ -97,20 +97,27 @@ export function nativeLogWindows(body: Buffer, nowNs: bigint, onBadLine: (why: s
     count: starts.length,
     at: (index) => (index < starts.length ? entry(lineText(index)) : undefined),
     *windows() {
-      for (let from = 0; from < starts.length; from += LOG_WINDOW_ENTRIES) {
-        const to = Math.min(starts.length, from + LOG_WINDOW_ENTRIES);
-        const base = starts[from] ?? 0;
-        // One string for the window when bytes are characters, as eachLine does; else each line decodes alone.
-        const text = ascii ? textOf(body, true, base, ends[to - 1] ?? base) : '';
-        const logs: LogEntry[] = [];
-        for (let i = from; i < to; i++) {
-          const line = ascii ? text.slice((starts[i] ?? 0) - base, (ends[i] ?? 0) - base) : lineText(i);
-          const e = entry(line);
+      let logs: LogEntry[] = [];
+      for (let i = 0; i < starts.length;) {
+        // The lines from i whose text fits in one decoding window (at least one line): as eachLine does, one short
+        // string for them when bytes are characters (a longer one is made on fresh large-object pages); else each
+        // line decodes alone.
+        const base = starts[i] ?? 0;
+        const last = Math.min(starts.length, i + LOG_WINDOW_ENTRIES - logs.length);
+        let j = i + 1;
+        while (j < last && (ends[j] ?? 0) - base <= TEXT_WINDOW_BYTES) j++;
+        const text = ascii ? textOf(body, true, base, ends[j - 1] ?? base) : '';
+        for (; i < j; i++) {
+          const e = entry(ascii ? text.slice((starts[i] ?? 0) - base, (ends[i] ?? 0) - base) : lineText(i));
           if (e) logs.push(e);
           else onBadLine(`its entry ${i + 1} is not a JSON object`);
         }
-        yield logs;
+        if (logs.length >= LOG_WINDOW_ENTRIES) {
+          yield logs;
+          logs = [];
+        }
       }
+      if (logs.length > 0) yield logs;
     },
   };
 }
