@@ -49,11 +49,12 @@ export interface IngestFormat {
    */
   count?(body: Buffer, req: FormatRequest): CountedBody | Promise<CountedBody>;
   /**
-   * Only with a walKey: parse()'s log entries as windows parsed while they are read (model/batch.ts LogWindows), for
-   * a store that appends as it parses; null when the body is better parsed whole. An entry that no longer parses is
-   * left out and reported to `onBadEntry`.
+   * Only with a walKey, for a format whose parse() gives log entries and nothing else: those entries as windows parsed
+   * while they are read (model/batch.ts LogWindows), for a store that appends as it parses; null when the body is
+   * better parsed whole. `rows` is what count() gave. An entry that no longer parses is left out and reported to
+   * `onBadEntry`.
    */
-  logWindows?(body: Buffer, req: FormatRequest, onBadEntry: (why: string) => void): LogWindows | null;
+  logWindows?(body: Buffer, req: FormatRequest, rows: number, onBadEntry: (why: string) => void): LogWindows | null;
   /** Writes the 2xx reply; without it the spec's `{"status":"ok","accepted":N}`. */
   reply?(ctx: RequestContext, accepted: number, parsed: ParsedBody): void;
 }

@@ -53,11 +53,11 @@ export type ReplayFormats = ReadonlyMap<string, IngestFormat>;
  * The batch a payload holds: JSON payloads decode as they are; raw ones are parsed again by their format with the
  * request facts they were received with, which gives the batch the request thread acknowledged.
  */
-export async function decodeAnyPayload(payload: Uint8Array, formats: ReplayFormats, windows = false): Promise<TenantBatch> {
+export async function decodeAnyPayload(payload: Uint8Array, formats: ReplayFormats, windowRows?: number): Promise<TenantBatch> {
   const buf = Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength);
   if (buf[0] !== RAW_KIND) return decodePayload(buf);
   const metaEnd = META_AT + buf.readUInt32LE(1);
-  return replayRaw(buf.subarray(META_AT, metaEnd), buf.subarray(metaEnd), formats, windows);
+  return replayRaw(buf.subarray(META_AT, metaEnd), buf.subarray(metaEnd), formats, windowRows);
 }
 
 /**
@@ -76,14 +76,14 @@ export async function decodeRecordParts(parts: RecordParts, formats: ReplayForma
   for (const pieces of parts) {
     const raw = rawRecordPieces(pieces);
     if (raw) {
-      out.push(await replayRaw(raw.meta, raw.body, formats, windows));
+      out.push(await replayRaw(raw.meta, raw.body, formats, windows ? raw.rows : undefined));
       continue;
     }
     const [only] = pieces;
     const framed = pieces.length === 1 && only ? Buffer.from(only.buffer, only.byteOffset, only.byteLength) : Buffer.concat(pieces);
     const { records, validEnd } = scanRecords(framed);
     if (validEnd !== framed.length) throw new Error(`wal: records damaged after byte ${validEnd} of ${framed.length}`);
-    for (const r of records) out.push(await decodeAnyPayload(r.payload, formats, windows));
+    for (const r of records) out.push(await decodeAnyPayload(r.payload, formats, windows ? r.rows : undefined));
   }
   return out;
 }
@@ -92,7 +92,7 @@ export async function decodeRecordParts(parts: RecordParts, formats: ReplayForma
  * The meta and body of a record still in the pieces encodeRawRecord gave, else null. Those pieces never left memory,
  * so there is no torn write for the CRC to catch; the lengths are checked all the same.
  */
-function rawRecordPieces(pieces: Uint8Array[]): { meta: Buffer; body: Buffer } | null {
+function rawRecordPieces(pieces: Uint8Array[]): { meta: Buffer; body: Buffer; rows: number } | null {
   const [head, meta, body] = pieces;
   if (pieces.length !== 3 || !head || !meta || !body || head.byteLength !== RECORD_HEADER_BYTES + META_AT) return null;
   const h = Buffer.from(head.buffer, head.byteOffset, head.byteLength);
@@ -102,18 +102,23 @@ function rawRecordPieces(pieces: Uint8Array[]): { meta: Buffer; body: Buffer } |
   return {
     meta: Buffer.from(meta.buffer, meta.byteOffset, meta.byteLength),
     body: Buffer.from(body.buffer, body.byteOffset, body.byteLength),
+    rows: h.readUInt32LE(8),
   };
 }
 
-async function replayRaw(metaBytes: Buffer, body: Buffer, formats: ReplayFormats, windows: boolean): Promise<TenantBatch> {
+/**
+ * The batch of a raw record. With `windowRows` (the record's row count), a format that can leaves its log entries to
+ * be parsed as the store reads them (IngestFormat.logWindows).
+ */
+async function replayRaw(metaBytes: Buffer, body: Buffer, formats: ReplayFormats, windowRows?: number): Promise<TenantBatch> {
   const [tenantId, name, walKey, nowNs, path, query, headers] = JSON.parse(metaBytes.toString('utf8')) as
     [string, string, string, string, string, string, IncomingHttpHeaders];
   const format = formats.get(walKey);
   if (format === undefined) throw new Error(`wal: no format ${walKey} to replay a raw record with`);
   const req = { path, query: new URLSearchParams(query), headers, nowNs: BigInt(nowNs) };
-  const logWindows = windows ? format.logWindows?.(body, req, (why) => {
+  const logWindows = windowRows === undefined ? null : format.logWindows?.(body, req, windowRows, (why) => {
     onUnparseable(`wal: a ${walKey} record of tenant ${tenantId} no longer parses whole (${why}); that entry is skipped`);
-  }) : null;
+  });
   if (logWindows) return { tenantId, format: name, batch: { logs: [], spans: [], logWindows } };
   try {
     const parsed = await format.parse(body, req);

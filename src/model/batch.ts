@@ -32,8 +32,10 @@ export interface LogWindows {
   readonly count: number;
   /** Every entry in order, a window of up to a few thousand at a time; each call starts from the first. */
   windows(): Iterable<LogEntry[]>;
-  /** The entry at `index` (0 ≤ index < count), parsed on its own; undefined if it no longer parses. */
-  at(index: number): LogEntry | undefined;
+  /** `n` entries picked at random (with repeats), parsed for the purpose; every entry in order when `n` ≥ count. */
+  sample(n: number): LogEntry[];
+  /** Set when sample() decodes the whole body whatever `n` (OTLP's protobuf): a sampler then takes many rows seldom. */
+  readonly wholeBodySample?: boolean;
 }
 
 /** How many log entries a batch holds, parsed or not. */
@@ -46,9 +48,16 @@ export function logWindowsOf(batch: Batch): Iterable<LogEntry[]> {
   return batch.logWindows ? batch.logWindows.windows() : [batch.logs];
 }
 
-/** The log entry at `index` of logWindowsOf's order. */
-export function logAt(batch: Batch, index: number): LogEntry | undefined {
-  return index < batch.logs.length ? batch.logs[index] : batch.logWindows?.at(index - batch.logs.length);
+/** `n` of a batch's log entries picked at random (with repeats); all of them in order when `n` ≥ logCount(batch). */
+export function logSample(batch: Batch, n: number): LogEntry[] {
+  if (n <= 0) return [];
+  return batch.logWindows ? batch.logWindows.sample(n) : pickAtRandom(batch.logs, n);
+}
+
+/** `n` of `logs` picked at random (with repeats); all of them, in order, when `n` ≥ their number. */
+export function pickAtRandom(logs: LogEntry[], n: number): LogEntry[] {
+  if (n >= logs.length) return logs;
+  return Array.from({ length: n }, () => logs[Math.floor(Math.random() * logs.length)] as LogEntry);
 }
 
 export function emptyBatch(): Batch {

@@ -10,5 +10,5 @@ export const nativeFormat: IngestFormat = {
     const entries = countNative(body, req.nowNs);
     return { entries, rows: entries, signal: 'logs' };
   },
-  logWindows: (body, req, onBadEntry) => nativeLogWindows(body, req.nowNs, onBadEntry),
+  logWindows: (body, req, _rows, onBadEntry) => nativeLogWindows(body, req.nowNs, onBadEntry),
 };

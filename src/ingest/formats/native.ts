@@ -95,7 +95,15 @@ export function nativeLogWindows(body: Buffer, nowNs: bigint, onBadLine: (why: s
   };
   return {
     count: starts.length,
-    at: (index) => (index < starts.length ? entry(lineText(index)) : undefined),
+    sample(n) {
+      if (n >= starts.length) return [...this.windows()].flat();
+      const picked: LogEntry[] = [];
+      for (let k = 0; k < n; k++) {
+        const e = entry(lineText(Math.floor(Math.random() * starts.length)));
+        if (e) picked.push(e);
+      }
+      return picked;
+    },
     *windows() {
       let logs: LogEntry[] = [];
       for (let i = 0; i < starts.length;) {

@@ -2,7 +2,7 @@
 // the JSON quirks, partial success, and the replies in the request's encoding.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { countOtlpLogs, otlpLogsFormat, parseOtlpLogs } from './otlp-logs.js';
+import { countOtlpLogs, otlpLogWindows, otlpLogsFormat, parseOtlpLogs } from './otlp-logs.js';
 import { ServiceError } from '../../errors.js';
 import { OtlpTypes, encodeMessage } from './otlp-proto.js';
 import { NOW_NS, fixture, json, rejects400, replyOf } from '../../../test/fixtures/ingest-formats/kit.js';
@@ -233,4 +233,21 @@ void test('countOtlpLogs (the request thread when the WAL keeps the body) gives 
     if (!parsed.startsWith('ok')) refused++;
   }
   assert.ok(refused > 20 && refused < bodies.length - 20, `both outcomes are exercised (${refused} of ${bodies.length} refused)`);
+});
+
+void test('as windows for a store that parses as it appends (otlpLogWindows), a body gives parseOtlpLogs\'s entries', () => {
+  const body = protoBody(json(fixture('otlp-logs.json')));
+  const want = parseOtlpLogs(body, PROTO_CT, NOW_NS).batch.logs;
+  const bad: string[] = [];
+  const windows = otlpLogWindows(body, PROTO_CT, NOW_NS, want.length, (why) => bad.push(why));
+  assert.equal(windows.count, want.length);
+  assert.equal(windows.wholeBodySample, true);
+  assert.deepEqual([...windows.windows()].flat(), want);
+  assert.deepEqual([...windows.windows()].flat(), want, 'each call starts over');
+  assert.deepEqual(windows.sample(want.length), want);
+  // A body that no longer decodes (a parser changed since it was acknowledged) gives nothing and says why.
+  const broken = otlpLogWindows(Buffer.from([0x0a, 0xff]), PROTO_CT, NOW_NS, 1, (why) => bad.push(why));
+  assert.deepEqual([...broken.windows()].flat(), []);
+  assert.equal(bad.length, 1);
+  assert.match(bad[0] ?? '', /does not decode/);
 });

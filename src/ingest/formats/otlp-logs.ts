@@ -20,6 +20,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Message } from 'protobufjs';
 import type { CountedBody, IngestFormat, ParsedBody } from '../format.js';
 import type { FieldValue, LogEntry } from '../../model/log-entry.js';
+import { pickAtRandom, type LogWindows } from '../../model/batch.js';
 import {
   RecordRejected, Rejections, anyValue, bodyText, containersOf, decodeOtlpBody, decodeOtlpProto, enumValue, flatAttributes, get,
   hexId, isObj, listOf, nanos, otlpEncodingOf, otlpReplyData, resourceContext, scopeFields, sendOtlpReply,
@@ -114,11 +115,38 @@ function toLogEntry(record: unknown, resource: ResourceContext, scope: Record<st
   };
 }
 
+/**
+ * parseOtlpLogs's entries for a store that appends as it parses (IngestFormat.logWindows): the body is decoded when
+ * its one window is read, so a write holds one request's entries at a time rather than all of its own. A body that
+ * no longer decodes (only a parser changed since it was acknowledged could do that) gives none, reported to `onBad`.
+ */
+export function otlpLogWindows(
+  body: Buffer, headers: IncomingHttpHeaders, nowNs: bigint, rows: number, onBad: (why: string) => void,
+): LogWindows {
+  const entries = (): LogEntry[] => {
+    try {
+      return parseOtlpLogs(body, headers, nowNs).batch.logs;
+    } catch (e) {
+      onBad(e instanceof Error ? e.message : String(e));
+      return [];
+    }
+  };
+  return {
+    count: rows,
+    *windows() {
+      yield entries();
+    },
+    sample: (n) => pickAtRandom(entries(), n),
+    wholeBodySample: true,
+  };
+}
+
 export const otlpLogsFormat: IngestFormat = {
   name: 'otlp',
   walKey: 'otlp-logs',
   parse: (body, req) => parseOtlpLogs(body, req.headers, req.nowNs),
   count: (body, req) => countOtlpLogs(body, req.headers, req.nowNs),
+  logWindows: (body, req, rows, onBad) => otlpLogWindows(body, req.headers, req.nowNs, rows, onBad),
   reply: (ctx, accepted, parsed) =>
     sendOtlpReply(ctx, accepted, parsed.replyData, OtlpTypes.ExportLogsServiceResponse, 'rejectedLogRecords'),
 };

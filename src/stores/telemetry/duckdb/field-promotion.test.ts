@@ -4,6 +4,7 @@ import { describe, test } from 'node:test';
 import type { FieldValue } from '../../../model/log-entry.js';
 import { log, logsBatch } from '../telemetry-store.contract.js';
 import { keysToPromote } from './field-promotion.js';
+import { pickAtRandom } from '../../../model/batch.js';
 import { nativeLogWindows } from '../../../ingest/formats/native.js';
 import { FieldLayout } from './field-layout.js';
 
@@ -65,6 +66,30 @@ void describe('field promotion', () => {
     const large = lazy(lines(50_000, (i) => (i % 10 === 0 ? { sparse: 'x', dense: i } : { dense: i })));
     assert.deepEqual(keysToPromote([large], new Set(), 8, { minRows: 10_000, maxColumns: 8 }), [{ key: 'dense', kind: 'int' }]);
     assert.deepEqual(keysToPromote([large], new Set(), 8, { minRows: 3_000, maxColumns: 8 }).map((x) => x.key).sort(), ['dense', 'sparse']);
+  });
+
+  test('batches that decode whole to give any row (OTLP) are sampled seldom but many rows at a time', () => {
+    let decoded = 0;
+    const body = (b: number) => {
+      const logs = rows(4_000, (i) => ({ common: i, ...(b % 2 === 0 ? { even: 'x' } : {}) })).batch.logs;
+      return {
+        tenantId: 't1', format: 'otlp',
+        batch: {
+          logs: [], spans: [],
+          logWindows: {
+            count: logs.length, wholeBodySample: true, windows: () => [logs],
+            sample: (n: number) => {
+              decoded++;
+              return pickAtRandom(logs, n);
+            },
+          },
+        },
+      };
+    };
+    const write = Array.from({ length: 60 }, (_, b) => body(b));
+    assert.deepEqual(keysToPromote(write, new Set(), 8, { minRows: 10_000, maxColumns: 8 })[0], { key: 'common', kind: 'int' });
+    // 60 bodies of 4,000 rows: ~34 rows of each are due, so one or two of the 60 are decoded, not all of them.
+    assert.ok(decoded >= 1 && decoded <= 2, `${decoded} bodies decoded`);
   });
 });
 

@@ -2,7 +2,7 @@
 // column by recurring: one write carries it in many rows with values of one kind. Promotion is for good (columns are
 // never dropped), bounded in number, and skipped on a table too large to alter quickly (field-catalog.ts), so a key
 // that does not earn a column simply stays in the JSON, as every key did before.
-import { logAt, logCount, type TenantBatch } from '../../../model/batch.js';
+import { logCount, logSample, type TenantBatch } from '../../../model/batch.js';
 import type { FieldValue } from '../../../model/log-entry.js';
 import { fits, type FieldKind } from './field-columns.js';
 
@@ -45,12 +45,20 @@ export function keysToPromote(
   // Every row of a small write; random rows of a large one (random, not every n-th: a fixed stride can beat in
   // step with a pattern in the rows and see a key far more or less often than it is there).
   let sampled = 0;
+  // One row of a batch that decodes whole to give any (LogWindows.wholeBodySample) costs as much as all of them: such
+  // batches run up what they owe the sample, and one gives many rows whenever the debt passes that many. The random
+  // start makes which batches are read random; the sample takes about its share of them all the same.
+  let owed = Math.random() * SAMPLE_ROWS;
   for (const { batch } of batches) {
     const n = logCount(batch);
-    const picks = total <= SAMPLE_ROWS ? n : Math.round((SAMPLE_ROWS * n) / total);
-    for (let j = 0; j < picks; j++) {
-      const e = logAt(batch, total <= SAMPLE_ROWS ? j : Math.floor(Math.random() * n));
-      if (e === undefined) continue;
+    let picks = total <= SAMPLE_ROWS ? n : Math.round((SAMPLE_ROWS * n) / total);
+    if (batch.logWindows?.wholeBodySample === true && picks > 0 && picks < n) {
+      const many = Math.min(n, SAMPLE_ROWS);
+      owed += picks;
+      picks = owed >= many ? many : 0;
+      owed -= picks;
+    }
+    for (const e of logSample(batch, picks)) {
       look(e.fields);
       sampled++;
     }
