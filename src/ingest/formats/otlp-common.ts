@@ -156,7 +156,7 @@ export function hexId(v: unknown, bytes: 8 | 16): string | null {
 }
 
 /** int64 values (AnyValue.int_value): a number when exact, else the decimal string (§3.2 quirk 4). */
-function int64(v: unknown): FieldValue {
+export function int64(v: unknown): FieldValue {
   if (typeof v === 'number') return v;
   if (typeof v === 'string' && /^-?\d+$/.test(v)) {
     const n = Number(v);
@@ -166,7 +166,7 @@ function int64(v: unknown): FieldValue {
 }
 
 /** Doubles may be "NaN"/"Infinity"/"-Infinity" (§3.2 quirk 5); those stay strings (JSON has no NaN). */
-function double(v: unknown): FieldValue {
+export function double(v: unknown): FieldValue {
   if (typeof v === 'number') return Number.isFinite(v) ? v : String(v);
   if (typeof v === 'string') {
     const n = Number(v);
@@ -224,13 +224,18 @@ function putFlat(out: Record<string, FieldValue>, key: string, v: FieldValue): v
   else setField(out, key, v);
 }
 
+/** How an AnyValue is read: anyValue() from plain objects, or otlp-logs-proto.ts from decoded messages. */
+export type AnyValueReader = (v: unknown) => FieldValue;
+
 /** A KeyValue list as flat fields under `prefix` (kvlist values become `key.sub` keys). */
-export function flatAttributes(kvs: unknown, prefix = '', out: Record<string, FieldValue> = {}): Record<string, FieldValue> {
+export function flatAttributes(
+  kvs: unknown, prefix = '', out: Record<string, FieldValue> = {}, read: AnyValueReader = anyValue,
+): Record<string, FieldValue> {
   if (!Array.isArray(kvs)) return out;
   for (const kv of kvs) {
     if (!isObj(kv)) continue;
     const key = str(kv.key);
-    if (key !== '') putFlat(out, prefix + key, anyValue(kv.value));
+    if (key !== '') putFlat(out, prefix + key, read(kv.value));
   }
   return out;
 }
@@ -250,9 +255,9 @@ export interface ResourceContext {
   rum: boolean;
 }
 
-export function resourceContext(container: Obj): ResourceContext {
+export function resourceContext(container: Obj, read: AnyValueReader = anyValue): ResourceContext {
   const resource = get(container, 'resource');
-  const fields = isObj(resource) ? flatAttributes(get(resource, 'attributes')) : {};
+  const fields = isObj(resource) ? flatAttributes(get(resource, 'attributes'), '', {}, read) : {};
   const service = fields['service.name'];
   return {
     fields,
@@ -265,7 +270,7 @@ export function resourceContext(container: Obj): ResourceContext {
  * The instrumentation scope as fields: `otel.scope.name`, `otel.scope.version` (the names the OTel
  * non-OTLP exporters use) and its attributes as `otel.scope.attributes.<key>`.
  */
-export function scopeFields(container: Obj): Record<string, FieldValue> {
+export function scopeFields(container: Obj, read: AnyValueReader = anyValue): Record<string, FieldValue> {
   const scope = get(container, 'scope');
   const out: Record<string, FieldValue> = {};
   if (!isObj(scope)) return out;
@@ -273,7 +278,7 @@ export function scopeFields(container: Obj): Record<string, FieldValue> {
   const version = str(scope.version);
   if (name !== '') out['otel.scope.name'] = name;
   if (version !== '') out['otel.scope.version'] = version;
-  return flatAttributes(get(scope, 'attributes'), 'otel.scope.attributes.', out);
+  return flatAttributes(get(scope, 'attributes'), 'otel.scope.attributes.', out, read);
 }
 
 /** Records turned away one by one, reported as partial_success instead of failing the request. */

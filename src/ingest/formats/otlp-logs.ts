@@ -27,6 +27,7 @@ import {
   severityName, str, SEVERITY_NAMES, type ResourceContext,
 } from './otlp-common.js';
 import { OtlpTypes } from './otlp-proto.js';
+import { protoLogEntries } from './otlp-logs-proto.js';
 
 export function parseOtlpLogs(body: Buffer, headers: IncomingHttpHeaders, nowNs: bigint): ParsedBody {
   const encoding = otlpEncodingOf(headers, body);
@@ -117,7 +118,7 @@ function toLogEntry(record: unknown, resource: ResourceContext, scope: Record<st
 
 /**
  * parseOtlpLogs's entries for a store that appends as it parses (IngestFormat.logWindows): the body is decoded when
- * its one window is read, so a write holds one request's entries at a time rather than all of its own. A body that
+ * its one window is read (a protobuf one without toObject's copy: otlp-logs-proto.ts), so a write holds one request's entries at a time rather than all of its own. A body that
  * no longer decodes (only a parser changed since it was acknowledged could do that) gives none, reported to `onBad`.
  */
 export function otlpLogWindows(
@@ -125,7 +126,10 @@ export function otlpLogWindows(
 ): LogWindows {
   const entries = (): LogEntry[] => {
     try {
-      return parseOtlpLogs(body, headers, nowNs).batch.logs;
+      // A protobuf body is read from its decoded messages, without the plain-object copy (otlp-logs-proto.ts).
+      return otlpEncodingOf(headers, body) === 'protobuf'
+        ? protoLogEntries(decodeOtlpProto(body, OtlpTypes.ExportLogsServiceRequest), nowNs)
+        : parseOtlpLogs(body, headers, nowNs).batch.logs;
     } catch (e) {
       onBad(e instanceof Error ? e.message : String(e));
       return [];
