@@ -2,7 +2,7 @@
 // A format knows nothing of tenants, limits or storage; it may shape its own success reply, since
 // shippers read their own reply shapes (DESIGN §5: replies are supersets of {status, accepted}).
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Batch, LogWindows, Signal } from '../model/batch.js';
+import type { Batch, DeferredSamples, LogWindows, Signal } from '../model/batch.js';
 import type { RequestContext } from '../front-doors/context.js';
 
 export interface FormatRequest {
@@ -55,6 +55,12 @@ export interface IngestFormat {
    * `onBadEntry`.
    */
   logWindows?(body: Buffer, req: FormatRequest, rows: number, onBadEntry: (why: string) => void): LogWindows | null;
+  /**
+   * Only with a walKey, for a format whose parse() gives metric samples and metadata and nothing else: those, parsed
+   * when a store that writes batch by batch reads them (model/batch.ts DeferredSamples). `rows` is what count()
+   * gave. A body that no longer parses gives nothing, reported to `onBad`.
+   */
+  deferSamples?(body: Buffer, req: FormatRequest, rows: number, onBad: (why: string) => void): DeferredSamples;
   /** Writes the 2xx reply; without it the spec's `{"status":"ok","accepted":N}`. */
   reply?(ctx: RequestContext, accepted: number, parsed: ParsedBody): void;
 }

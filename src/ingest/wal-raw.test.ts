@@ -26,19 +26,34 @@ function request(headers: Record<string, string> = {}, path = '/api/v1/ingest'):
   return { path, query: new URLSearchParams('_stream_fields=service'), headers, nowNs: NOW };
 }
 
-/** Frames `body` as the WAL would and decodes it back. */
+/** A batch as parsed up front: log windows and deferred samples read out (what the DuckDB worker reads of them). */
+function readOut(tb: TenantBatch): TenantBatch {
+  const { logWindows, deferredSamples, ...batch } = tb.batch;
+  if (logWindows) batch.logs = [...logWindows.windows()].flat();
+  if (deferredSamples) Object.assign(batch, deferredSamples.read());
+  return { ...tb, batch };
+}
+
+/**
+ * Frames `body` as the WAL would and decodes it back, up front and also as the DuckDB worker does (parsed when read:
+ * the same batch either way).
+ */
 async function roundTrip(format: IngestFormat, body: Buffer, req: FormatRequest): Promise<{ framed: Buffer; back: TenantBatch; parsed: TenantBatch }> {
   const parsed = await format.parse(body, req);
   const walKey = format.walKey ?? assert.fail('the format has no walKey');
-  const rec = encodeRawRecord('t1', { ...format, walKey }, req, body, parsed.batch.logs.length);
+  const rows = format.count ? (await format.count(body, req)).rows : parsed.batch.logs.length;
+  const rec = encodeRawRecord('t1', { ...format, walKey }, req, body, rows);
   const framed = Buffer.concat(rec.pieces);
   assert.equal(framed.length, rec.length);
   const { records, validEnd } = scanRecords(framed);
   assert.equal(validEnd, framed.length, 'the CRC covers the pieces as if joined');
   const [only, ...more] = records;
   assert.ok(only !== undefined && more.length === 0, 'one record');
-  assert.equal(only.rows, parsed.batch.logs.length);
+  assert.equal(only.rows, rows);
   const back = await decodeAnyPayload(only.payload, replayFormats);
+  const deferred = await decodeAnyPayload(only.payload, replayFormats, only.rows);
+  assert.ok(deferred.batch.logWindows ?? deferred.batch.deferredSamples, 'the worker parses it only when it reads it');
+  assert.deepEqual(readOut(deferred), back);
   return { framed, back, parsed: { tenantId: 't1', format: format.name, batch: parsed.batch } };
 }
 

@@ -107,8 +107,8 @@ function rawRecordPieces(pieces: Uint8Array[]): { meta: Buffer; body: Buffer; ro
 }
 
 /**
- * The batch of a raw record. With `windowRows` (the record's row count), a format that can leaves its log entries to
- * be parsed as the store reads them (IngestFormat.logWindows).
+ * The batch of a raw record. With `windowRows` (the record's row count), a format that can leaves its log entries or
+ * metric samples to be parsed as the store reads them (IngestFormat.logWindows, deferSamples).
  */
 async function replayRaw(metaBytes: Buffer, body: Buffer, formats: ReplayFormats, windowRows?: number): Promise<TenantBatch> {
   const [tenantId, name, walKey, nowNs, path, query, headers] = JSON.parse(metaBytes.toString('utf8')) as
@@ -120,6 +120,10 @@ async function replayRaw(metaBytes: Buffer, body: Buffer, formats: ReplayFormats
     onUnparseable(`wal: a ${walKey} record of tenant ${tenantId} no longer parses whole (${why}); that entry is skipped`);
   });
   if (logWindows) return { tenantId, format: name, batch: { logs: [], spans: [], logWindows } };
+  const deferredSamples = windowRows === undefined ? undefined : format.deferSamples?.(body, req, windowRows, (why) => {
+    onUnparseable(`wal: a ${walKey} record of tenant ${tenantId} no longer parses (${why}); its rows are skipped`);
+  });
+  if (deferredSamples) return { tenantId, format: name, batch: { logs: [], spans: [], deferredSamples } };
   try {
     const parsed = await format.parse(body, req);
     return { tenantId, format: name, batch: parsed.batch };

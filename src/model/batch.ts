@@ -19,6 +19,11 @@ export interface Batch {
   /** Metric samples and family metadata (app plane metric paths); absent on log/trace batches. */
   samples?: MetricSample[];
   metadata?: MetricMetadata[];
+  /**
+   * Samples and metadata still to be parsed, by a store that reads each batch only when its write reaches it (the
+   * DuckDB worker; issue 12 item 2). When set, `samples` and `metadata` are absent and these are the batch's.
+   */
+  deferredSamples?: DeferredSamples;
   /** Session replay chunks (/v1/rum/replay); absent elsewhere. */
   replay?: ReplayChunk[];
 }
@@ -36,6 +41,19 @@ export interface LogWindows {
   sample(n: number): LogEntry[];
   /** Set when sample() decodes the whole body whatever `n` (OTLP's protobuf): a sampler then takes many rows seldom. */
   readonly wholeBodySample?: boolean;
+}
+
+/** A batch's metric samples and metadata, parsed when read: a write then holds one request's at a time. */
+export interface DeferredSamples {
+  /** Store rows the batch gives (its WAL record's count). */
+  readonly rows: number;
+  /** Parses them; each call parses again. */
+  read(): { samples: MetricSample[]; metadata: MetricMetadata[] };
+}
+
+/** A batch's samples and metadata, parsing them if they were deferred. */
+export function samplesOf(batch: Batch): { samples: MetricSample[]; metadata: MetricMetadata[] } {
+  return batch.deferredSamples ? batch.deferredSamples.read() : { samples: batch.samples ?? [], metadata: batch.metadata ?? [] };
 }
 
 /** How many log entries a batch holds, parsed or not. */
@@ -67,7 +85,7 @@ export function emptyBatch(): Batch {
 /** Whether the batch holds nothing to store (then nothing is written to the WAL). */
 export function batchIsEmpty(batch: Batch): boolean {
   return logCount(batch) === 0 && batch.spans.length === 0 && (batch.samples?.length ?? 0) === 0
-    && (batch.metadata?.length ?? 0) === 0 && (batch.replay?.length ?? 0) === 0;
+    && (batch.metadata?.length ?? 0) === 0 && (batch.replay?.length ?? 0) === 0 && (batch.deferredSamples?.rows ?? 0) === 0;
 }
 
 /**

@@ -2,6 +2,7 @@
 // and each format answers what its clients read — OTLP an ExportMetricsServiceResponse in the request's
 // encoding, remote write and line protocol 204 (spec, App plane paths).
 import type { IngestFormat, FormatRequest } from '../format.js';
+import type { DeferredSamples } from '../../model/batch.js';
 import type { ParsedMetrics } from './parsed-metrics.js';
 import { parseOtlpMetrics, otlpMetricsReply } from './otlp-metrics.js';
 import { checkRemoteWriteSampleCount, countRemoteWrite, decodeRemoteWriteBody, parseRemoteWrite, remoteWriteReplyHeaders } from './remote-write.js';
@@ -15,10 +16,27 @@ function toParsed(m: ParsedMetrics) {
 
 const metricsRequest = (req: FormatRequest) => ({ query: req.query, headers: req.headers, nowMs: nsToMs(req.nowNs) });
 
+/** IngestFormat.deferSamples over a format's own parser: the body is parsed when the store reads it. */
+function deferred(rows: number, parse: () => ParsedMetrics, onBad: (why: string) => void): DeferredSamples {
+  return {
+    rows,
+    read() {
+      try {
+        const { samples, metadata } = parse();
+        return { samples, metadata };
+      } catch (e) {
+        onBad(e instanceof Error ? e.message : String(e));
+        return { samples: [], metadata: [] };
+      }
+    },
+  };
+}
+
 export const otlpMetricsFormat: IngestFormat = {
   name: 'otlp',
   walKey: 'otlp-metrics',
   parse: (body, req) => toParsed(parseOtlpMetrics(body, metricsRequest(req))),
+  deferSamples: (body, req, rows, onBad) => deferred(rows, () => parseOtlpMetrics(body, metricsRequest(req)), onBad),
   reply(ctx, _accepted, parsed) {
     const { contentType, body } = otlpMetricsReply(parsed.replyData as ParsedMetrics);
     ctx.res.writeHead(200, { 'Content-Type': contentType, 'Content-Length': body.length });
@@ -42,6 +60,7 @@ export const remoteWriteFormat: IngestFormat = {
     checkRemoteWriteSampleCount(parsed.stats.samples + parsed.stats.histograms);
     return toParsed(parsed);
   },
+  deferSamples: (body, req, rows, onBad) => deferred(rows, () => parseRemoteWrite(remoteWriteProtobuf(body, req), metricsRequest(req)), onBad),
   count(body, req) {
     const { stats, rows } = countRemoteWrite(remoteWriteProtobuf(body, req), metricsRequest(req));
     checkRemoteWriteSampleCount(stats.samples + stats.histograms);

@@ -1,9 +1,9 @@
 // Metric samples into DuckDB inside the store's write transaction (issue 5): each new series once, every
 // sample through an appender a vector at a time (the hot path: a remote-write request may carry 500,000), metadata once.
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { TenantBatch } from '../../../model/batch.js';
+import { samplesOf, type TenantBatch } from '../../../model/batch.js';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import { isStaleMarker } from '../../../model/metric.js';
+import { isStaleMarker, type MetricMetadata } from '../../../model/metric.js';
 import { SAMPLE_COLUMNS, SeriesIndex, type SeriesRow } from './samples-sql.js';
 import { ChunkWriter, type ColumnKind } from './chunk-writer.js';
 import { withAppender } from './appender.js';
@@ -44,14 +44,24 @@ export class CommittedKeys {
 export async function appendMetrics(c: DuckDBConnection, batches: TenantBatch[], known: CommittedKeys): Promise<string[]> {
   const series = new Map<string, SeriesRow>();
   const metadata = new Map<string, [string, string, string, string, string]>();
-  if (batches.some((b) => (b.batch.samples?.length ?? 0) > 0)) {
-    // Straight from the samples into the vectors (chunk-writer.ts): no row object per sample.
+  const addMetadata = (tenantId: string, families: readonly MetricMetadata[]): void => {
+    for (const m of families) {
+      const row: [string, string, string, string, string] = [tenantId, m.name, m.type, m.help, m.unit];
+      const key = `m\u0000${row.join('\u0000')}`;
+      if (!known.has(key)) metadata.set(key, row);
+    }
+  };
+  if (batches.some((b) => (b.batch.samples?.length ?? 0) > 0 || (b.batch.deferredSamples?.rows ?? 0) > 0)) {
+    // Straight from the samples into the vectors (chunk-writer.ts): no row object per sample. A deferred batch is
+    // parsed here, when its turn comes, and let go after (model/batch.ts DeferredSamples).
     await withAppender(c, 'metric_samples', async (a) => {
       const w = new ChunkWriter(SAMPLE_KINDS);
       for (const { tenantId, batch } of batches) {
-        if (!batch.samples || batch.samples.length === 0) continue;
+        const { samples, metadata: families } = samplesOf(batch);
+        addMetadata(tenantId, families);
+        if (samples.length === 0) continue;
         const index = new SeriesIndex(tenantId);
-        for (const s of batch.samples) {
+        for (const s of samples) {
           if (w.rows === 0) w.constant(0, tenantId); // a chunk holds one batch's rows
           const stale = isStaleMarker(s.value);
           w.bigint(1, index.of(s).seriesId);
@@ -71,13 +81,8 @@ export async function appendMetrics(c: DuckDBConnection, batches: TenantBatch[],
         }
       }
     });
-  }
-  for (const { tenantId, batch } of batches) {
-    for (const m of batch.metadata ?? []) {
-      const row: [string, string, string, string, string] = [tenantId, m.name, m.type, m.help, m.unit];
-      const key = `m\u0000${row.join('\u0000')}`;
-      if (!known.has(key)) metadata.set(key, row);
-    }
+  } else {
+    for (const { tenantId, batch } of batches) addMetadata(tenantId, samplesOf(batch).metadata);
   }
   await insertSeries(c, [...series.values()]);
   await insertIgnoring(c, 'metric_metadata', '($1, $2, $3, $4, $5)', 5, [...metadata.values()]);
