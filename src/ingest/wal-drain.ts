@@ -140,6 +140,13 @@ export class Drain {
       // Batch up to batchRows or intervalMs, whichever first: big writes are what DuckDB is fast at, and
       // the window keeps an ack queryable well inside DESIGN §1's 2 s.
       const full = this.queuedRows - this.sentRows >= this.deps.batchRows;
+      if (this.inFlight > 0 && !full && this.urgent === 0 && !this.stopping) {
+        // A write behind one still under way starts only when it is full: sent at the window's end it would hold
+        // what came in 200 ms (a few ten thousand rows) and wait in the store all the same, while the queue grew.
+        // Such small writes went through DuckDB's own WAL and its checkpoints, and left free blocks in the file.
+        await this.nap(undefined); // woken when the queue fills or the write under way answers
+        continue;
+      }
       const wait = full || this.urgent > 0 || this.stopping ? 0 : this.deps.intervalMs - (now - next.readyAt);
       if (wait > 0) {
         await this.nap(wait);

@@ -122,10 +122,14 @@ class DecodingStore implements WalTarget {
   write(): Promise<void> {
     return Promise.reject(new Error('a decoding store is given records, never batches'));
   }
+  /** Each write's rows, and whether it was handed over while the one before was still under way. */
+  sizes: { rows: number; behind: boolean }[] = [];
+  delayMs = 5;
   async writeRecords(parts: RecordParts, walPosition: bigint, from: bigint): Promise<void> {
-    if (this.busy) this.overlapped++;
+    const behind = this.busy;
+    if (behind) this.overlapped++;
     this.busy = true;
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await new Promise((resolve) => setTimeout(resolve, this.delayMs));
     this.busy = false;
     if (this.failNext > 0) {
       this.failNext--;
@@ -134,9 +138,11 @@ class DecodingStore implements WalTarget {
     if (walPosition <= this.position) return;
     if (from !== this.position) throw new Error(`a write from ${from} while the store is at ${this.position}`);
     // As the DuckDB worker does: log lines left to be parsed window by window (model/batch.ts LogWindows).
+    const before = this.msgs.length;
     for (const tb of await decodeRecordParts(parts, replayFormats, true)) {
       for (const logs of logWindowsOf(tb.batch)) this.msgs.push(...logs.map((l) => l.msg));
     }
+    this.sizes.push({ rows: this.msgs.length - before, behind });
     this.position = walPosition;
     this.writes++;
   }
@@ -187,6 +193,26 @@ describe('the WAL and a store that decodes records', () => {
     assert.deepEqual(store.msgs, sent);
     assert.ok(errors.length >= 1, 'the failure was reported');
     assert.ok(store.overlapped > 0, 'writes were in flight together');
+    await wal.close();
+  });
+
+  test('a write handed over behind one under way is a full one (small writes are what DuckDB is slow at)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'wal-raw-'));
+    dirs.push(dir);
+    const store = new DecodingStore();
+    store.delayMs = 30;
+    const wal = await openWal({ dir, store, maxBytes: 1 << 30, batchRows: 8, batchIntervalMs: 1 });
+    const sent: string[] = [];
+    for (let i = 0; i < 40; i++) {
+      const pair = [`p${i}a`, `p${i}b`];
+      sent.push(...pair);
+      await appendNative(wal, pair);
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+    await wal.flush();
+    assert.deepEqual(store.msgs, sent);
+    assert.ok(store.sizes.some((w) => w.behind), 'writes were in flight together');
+    for (const w of store.sizes.filter((x) => x.behind)) assert.equal(w.rows, 8, JSON.stringify(store.sizes));
     await wal.close();
   });
 
