@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { jsonObjectDepth } from './json-scan.js';
+import { mulberry32 } from '../../testing/prng.js';
 
 /** What JSON.parse says of the bytes, decoded as the service decodes a body: the object's depth, or -1. */
 function byJsonParse(bytes: Buffer): number {
@@ -66,20 +67,8 @@ void test('reports the depth of deep values (no limit of its own)', () => {
   assert.equal(scan(Buffer.from(`{"a":${'['.repeat(5_000)}1${']'.repeat(4_999)}}`)), -1);
 });
 
-/** A deterministic generator (mulberry32), so a failure names a case that can be run again. */
-function random(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 void test('accepts exactly the objects JSON.parse accepts: 40,000 generated and mutated lines', () => {
-  const rnd = random(12);
+  const rnd = mulberry32(12);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)] as T;
   const scalars = ['0', '-0', '12', '-3.25', '1e9', '2E-3', '6.02e+23', 'true', 'false', 'null', '""', '"text"', '"é"',
     '"\\u20ac"', '"\\n\\t\\"\\\\"', '"\\ud83d\\ude00"', '"😀"'];

@@ -5,24 +5,13 @@ import assert from 'node:assert/strict';
 import { parseOtlpLogs } from './otlp-logs.js';
 import { protoLogEntries } from './otlp-logs-proto.js';
 import { OtlpTypes, encodeMessage } from './otlp-proto.js';
+import { mulberry32 } from '../../testing/prng.js';
 
 const NOW = 1_800_000_000_000_000_000n;
 const PROTO_CT = { 'content-type': 'application/x-protobuf' };
 
-/** A deterministic generator (mulberry32), so a failure names a case that can be run again. */
-function random(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 void test('decoded messages read directly give parseOtlpLogs\'s entries (2,000 generated requests)', () => {
-  const rnd = random(7);
+  const rnd = mulberry32(7);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)] as T;
   const maybe = (p: number) => rnd() < p;
   const ints = ['0', '1', '-1', '5', '2147483647', '2147483648', '-2147483648', '-2147483649', '4294967296',
