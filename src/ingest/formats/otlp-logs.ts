@@ -118,15 +118,15 @@ function toLogEntry(record: unknown, resource: ResourceContext, scope: Record<st
 
 /**
  * parseOtlpLogs's entries for a store that appends as it parses (IngestFormat.logWindows): the body is decoded when
- * its one window is read (a protobuf one without toObject's copy: otlp-logs-proto.ts), so a write holds one request's entries at a time rather than all of its own. A body that
- * no longer decodes (only a parser changed since it was acknowledged could do that) gives none, reported to `onBad`.
+ * its one window is read (a protobuf one without toObject's copy: otlp-logs-proto.ts), so a write holds one request's
+ * entries at a time rather than all of its own. A body that no longer decodes (only a parser changed since it was
+ * acknowledged could do that) gives none, reported to `onBad`.
  */
 export function otlpLogWindows(
   body: Buffer, headers: IncomingHttpHeaders, nowNs: bigint, rows: number, onBad: (why: string) => void,
 ): LogWindows {
   const entries = (): LogEntry[] => {
     try {
-      // A protobuf body is read from its decoded messages, without the plain-object copy (otlp-logs-proto.ts).
       return otlpEncodingOf(headers, body) === 'protobuf'
         ? protoLogEntries(decodeOtlpProto(body, OtlpTypes.ExportLogsServiceRequest), nowNs)
         : parseOtlpLogs(body, headers, nowNs).batch.logs;
