@@ -1,14 +1,15 @@
 // The embedded telemetry store: DuckDB in-process (DESIGN §1, "Two stores"). The WAL's drain is the only
 // writer; queries run on separate read connections so that DuckDB's MVCC lets them see the last commit
 // without waiting for the writer.
+import { stat } from 'node:fs/promises';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import type { TenantBatch } from '../../../model/batch.js';
 import type { Span } from '../../../model/span.js';
 import type { LogsqlQuery } from '../../../model/logsql-ast.js';
 import type {
-  Facet, FacetsOptions, HitsSeries, LogRow, OldestDataQuery, ReplaySession, SpanDurationGroup, SpanFilter, TelemetryStore,
-  TimeRange, TraceFilter, TraceSampleFilter, TraceSummary, ValueCounts, ValueCountsRequest, ValueHits,
+  CloseOptions, Facet, FacetsOptions, HitsSeries, LogRow, OldestDataQuery, ReplaySession, SpanDurationGroup, SpanFilter,
+  TelemetryStore, TimeRange, TraceFilter, TraceSampleFilter, TraceSummary, ValueCounts, ValueCountsRequest, ValueHits,
 } from '../telemetry-store.js';
 import type { ChunkSink, SqlDb, SqlExecutor, SqlParam, SqlStreamer } from '../sql/dialect.js';
 import { logFieldNames, logFieldValues, logHits, searchLogs, streamLogs } from '../sql/logsql-reads.js';
@@ -30,6 +31,10 @@ import { appendLogs, int64, LOG_COLUMNS, ROWS_PER_YIELD } from './log-appender.j
 import { addFieldColumns, canAddColumns, loadFieldColumns, migrateFieldColumns } from './field-catalog.js';
 import { FieldLayout, type FieldSnapshot } from './field-layout.js';
 import { DEFAULT_PROMOTION, keysToPromote, type PromotionPolicy } from './field-promotion.js';
+import {
+  DEFAULT_COMPACTION, compactionPathOf, copyCompacted, fileSpace, reasonToSkip, removeCopy, swapIn,
+  type CompactionPolicy, type FileSpace,
+} from './compaction.js';
 
 export { streamOf } from './log-appender.js';
 
@@ -43,6 +48,14 @@ const SPAN_COLUMNS = ['tenant_id', 'trace_id', 'span_id', 'parent_span_id', 'nam
   'status_code', 'status_message', 'service', 'attributes', 'resource', 'events', 'links'];
 
 const READ_CONNECTIONS = 2;
+const MEMORY = ':memory:';
+
+interface StorePolicy {
+  /** The file (or ':memory:'). */
+  path: string;
+  promotion: PromotionPolicy;
+  compaction: CompactionPolicy;
+}
 /**
  * DuckDB's own WAL size that triggers a checkpoint (its default is 16 MB). A checkpoint writes the row group being
  * filled as it is; appends go on filling it, and the next checkpoint writes it again whole, leaving the earlier
@@ -57,9 +70,12 @@ const CHECKPOINT_THRESHOLD = '64MB';
 export interface DuckdbStoreOptions {
   /** When a `fields` key gets a column of its own (field-promotion.ts); tests lower the thresholds. */
   promotion?: PromotionPolicy;
+  /** When a clean stop compacts the file (compaction.ts); tests lower the thresholds. */
+  compaction?: CompactionPolicy;
 }
 
 export async function openDuckdbStore(path: string, options: DuckdbStoreOptions = {}): Promise<DuckdbTelemetryStore> {
+  if (path !== MEMORY) await removeCopy(compactionPathOf(path)); // a copy a crash cut short (compaction.ts)
   const instance = await DuckDBInstance.create(path, { checkpoint_threshold: CHECKPOINT_THRESHOLD });
   const connections: DuckDBConnection[] = [];
   try {
@@ -81,7 +97,9 @@ export async function openDuckdbStore(path: string, options: DuckdbStoreOptions 
       connections.push(c);
       readers.push(new Lane(c));
     }
-    return new DuckdbStore(instance, new Lane(writer), readers, new FieldLayout(fieldColumns), options.promotion ?? DEFAULT_PROMOTION);
+    return new DuckdbStore(instance, new Lane(writer), readers, new FieldLayout(fieldColumns), {
+      path, promotion: options.promotion ?? DEFAULT_PROMOTION, compaction: options.compaction ?? DEFAULT_COMPACTION,
+    });
   } catch (e) {
     for (const c of connections) c.closeSync();
     instance.closeSync();
@@ -127,7 +145,7 @@ class DuckdbStore implements DuckdbTelemetryStore {
 
   constructor(
     private readonly instance: DuckDBInstance, private readonly writer: Lane, private readonly readers: Lane[],
-    private readonly fields: FieldLayout, private readonly promotion: PromotionPolicy,
+    private readonly fields: FieldLayout, private readonly policy: StorePolicy,
   ) {}
 
   /**
@@ -183,7 +201,7 @@ class DuckdbStore implements DuckdbTelemetryStore {
     if (this.promotionFailed) return;
     const columns = this.fields.columns;
     const known = new Set(columns.map((col) => col.key));
-    const add = keysToPromote(batches, known, this.promotion.maxColumns - columns.length, this.promotion);
+    const add = keysToPromote(batches, known, this.policy.promotion.maxColumns - columns.length, this.policy.promotion);
     if (add.length === 0) return;
     await c.run('BEGIN TRANSACTION');
     try {
@@ -318,7 +336,7 @@ class DuckdbStore implements DuckdbTelemetryStore {
     });
   }
 
-  async close(): Promise<void> {
+  async close(options: CloseOptions = {}): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     this.closing.abort();
@@ -326,8 +344,47 @@ class DuckdbStore implements DuckdbTelemetryStore {
     // Wait out queued work, checkpoint so a reopen need not replay DuckDB's own WAL, then release the file.
     await this.writer.run((c) => c.run('CHECKPOINT')).catch(() => undefined);
     await Promise.all(this.readers.map((r) => r.run(() => Promise.resolve())));
+    const compacting = await this.copyCompacted(options);
     for (const lane of [this.writer, ...this.readers]) lane.conn.closeSync();
     this.instance.closeSync();
+    if (compacting) await this.swapCompacted(compacting, options);
+  }
+
+  /**
+   * At a clean stop, with nothing left to write: copies the file without its free blocks when they are worth it and
+   * the copy can end in `compactWithinMs` (compaction.ts). Returns what swapCompacted needs once the file is let go.
+   */
+  private async copyCompacted({ compactWithinMs = 0, report }: CloseOptions): Promise<{ space: FileSpace; started: number } | null> {
+    const { path, compaction } = this.policy;
+    if (path === MEMORY || compactWithinMs <= 0) return null;
+    const started = performance.now();
+    try {
+      const c = this.writer.conn;
+      const space = await fileSpace(c);
+      const skip = reasonToSkip(space, compactWithinMs, compaction);
+      if (skip !== null) {
+        if (space.freeBlocks >= compaction.minFreeBlocks) report?.(`duckdb-store: not compacted: ${skip}`);
+        return null;
+      }
+      const catalog = str((await c.runAndReadAll('SELECT current_database() AS name')).getRowObjectsJS()[0]?.name);
+      if (await copyCompacted(c, catalog, compactionPathOf(path), compactWithinMs)) return { space, started };
+      report?.(`duckdb-store: compaction stopped at its ${compactWithinMs} ms limit; the file is as it was`);
+    } catch (e) {
+      report?.(`duckdb-store: compaction failed, the file is as it was: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    return null;
+  }
+
+  private async swapCompacted({ space, started }: { space: FileSpace; started: number }, { report }: CloseOptions): Promise<void> {
+    const { path } = this.policy;
+    const before = (await stat(path)).size;
+    if (!await swapIn(path, compactionPathOf(path))) {
+      report?.('duckdb-store: compaction dropped: DuckDB\'s own WAL was still there after the close');
+      return;
+    }
+    const after = (await stat(path)).size;
+    report?.(`duckdb-store: compacted ${path}: ${mb(before)} → ${mb(after)} MB (${space.freeBlocks} of ${space.totalBlocks} ` +
+      `blocks were free) in ${Math.round(performance.now() - started)} ms`);
   }
 
   private async read(sql: string, params: SqlParam[]): Promise<Record<string, unknown>[]> {
@@ -348,6 +405,10 @@ class DuckdbStore implements DuckdbTelemetryStore {
   private assertOpen(): void {
     if (this.closed) throw new Error('duckdb-store: closed');
   }
+}
+
+function mb(bytes: number): string {
+  return (bytes / 1e6).toFixed(1);
 }
 
 async function positionOn(c: DuckDBConnection): Promise<bigint> {

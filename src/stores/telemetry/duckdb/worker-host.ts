@@ -2,7 +2,7 @@
 // inside a worker: it opens the store and serves calls posted by worker-store.ts. DuckDB's appenders are
 // synchronous native calls, so here they cost the worker's time, not the event loop that answers requests.
 import { parentPort, workerData } from 'node:worker_threads';
-import { openDuckdbStore, type DuckdbTelemetryStore } from './duckdb-store.js';
+import { openDuckdbStore, type DuckdbStoreOptions, type DuckdbTelemetryStore } from './duckdb-store.js';
 import type { TenantBatch } from '../../../model/batch.js';
 import { staleMarker } from '../../../model/metric.js';
 import type { LogsqlQuery } from '../../../model/logsql-ast.js';
@@ -40,7 +40,8 @@ export interface PullMessage {
 const port = parentPort;
 if (!port) throw new Error('worker-host.ts runs only as a worker thread');
 
-const store: DuckdbTelemetryStore = await openDuckdbStore((workerData as { path: string }).path);
+const { path, options } = workerData as { path: string; options: DuckdbStoreOptions };
+const store: DuckdbTelemetryStore = await openDuckdbStore(path, options);
 port.postMessage({ id: 0, ok: true, value: 'open' } satisfies ReplyMessage);
 
 /** The WAL position of the last commit, which each writeRecords must start from (WalTarget.writeRecords). */
@@ -92,6 +93,12 @@ async function serve({ id, method, args }: CallMessage): Promise<ReplyMessage> {
         if (walPosition > committed) committed = walPosition;
       });
       return { id, ok: true, value: undefined };
+    }
+    if (method === 'close') {
+      const [compactWithinMs] = args as [number | undefined];
+      const lines: string[] = [];
+      await store.close({ compactWithinMs, report: (line) => lines.push(line) });
+      return { id, ok: true, value: lines };
     }
     const dot = method.indexOf('.');
     const part = dot < 0 ? '' : method.slice(0, dot);

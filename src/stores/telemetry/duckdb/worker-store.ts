@@ -9,19 +9,19 @@ import type { Span } from '../../../model/span.js';
 import type { LogsqlQuery } from '../../../model/logsql-ast.js';
 import type { SeriesSource } from '../../../model/series-source.js';
 import type {
-  Facet, FacetsOptions, HitsSeries, LogRow, OldestDataQuery, ReplaySession, SpanDurationGroup, SpanFilter, TimeRange,
-  TraceFilter, TraceSampleFilter, TraceSummary, ValueCounts, ValueCountsRequest, ValueHits,
+  CloseOptions, Facet, FacetsOptions, HitsSeries, LogRow, OldestDataQuery, ReplaySession, SpanDurationGroup, SpanFilter,
+  TimeRange, TraceFilter, TraceSampleFilter, TraceSummary, ValueCounts, ValueCountsRequest, ValueHits,
 } from '../telemetry-store.js';
 import type { CallMessage, ChunkMessage, PullMessage, ReplyMessage } from './worker-host.js';
-import type { DuckdbTelemetryStore } from './duckdb-store.js';
+import type { DuckdbStoreOptions, DuckdbTelemetryStore } from './duckdb-store.js';
 import type { ChunkSink, SqlExecutor } from '../sql/dialect.js';
 import type { RecordParts } from '../../../ingest/wal-raw.js';
 
 /** Below this, a piece is copied with the small ones rather than moved: a transfer has a fixed cost of its own. */
 const MIN_TRANSFER_BYTES = 64 * 1024;
 
-export async function openDuckdbWorkerStore(path: string): Promise<DuckdbTelemetryStore> {
-  const worker = new Worker(new URL('./worker-host.js', import.meta.url), { workerData: { path } });
+export async function openDuckdbWorkerStore(path: string, options: DuckdbStoreOptions = {}): Promise<DuckdbTelemetryStore> {
+  const worker = new Worker(new URL('./worker-host.js', import.meta.url), { workerData: { path, options } });
   const store = new WorkerStore(worker);
   await store.opened;
   return store;
@@ -185,9 +185,11 @@ class WorkerStore implements DuckdbTelemetryStore {
     return this.call('deleteOlderThan', [tenantId, beforeNs]);
   }
 
-  async close(): Promise<void> {
+  async close({ compactWithinMs, report }: CloseOptions = {}): Promise<void> {
     if (this.closed) return;
-    await this.call('close', []);
+    // The report callback stays on this side; the worker answers with the lines it would have reported.
+    const lines = await this.call<string[]>('close', [compactWithinMs]);
+    for (const line of lines) report?.(line);
     this.closed = true;
     await this.worker.terminate();
   }
