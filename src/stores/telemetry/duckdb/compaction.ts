@@ -19,7 +19,7 @@ export interface CompactionPolicy {
   bytesPerMs: number;
 }
 
-export const DEFAULT_COMPACTION: CompactionPolicy = { minFreeBlocks: 16, minFreeShare: 0.1, bytesPerMs: 20_000 };
+export const DEFAULT_COMPACTION: CompactionPolicy = { minFreeBlocks: 16, minFreeShare: 0.05, bytesPerMs: 20_000 };
 
 export interface FileSpace {
   totalBlocks: number;
