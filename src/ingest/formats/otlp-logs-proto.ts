@@ -9,7 +9,7 @@
 import type { Message } from 'protobufjs';
 import type { FieldValue, LogEntry } from '../../model/log-entry.js';
 import {
-  bodyText, double, flatAttributes, hexId, int64, resourceContext, scopeFields, setField, severityName, str,
+  bodyText, copyFields, double, flatAttributes, hexId, int64, resourceContext, scopeFields, setField, severityName, str,
   type Obj,
 } from './otlp-common.js';
 
@@ -85,7 +85,7 @@ export function protoLogEntries(request: Message, nowNs: bigint): LogEntry[] {
         const time = fixed64(r.timeUnixNano);
         const observed = fixed64(r.observedTimeUnixNano);
         const severityNumber = typeof r.severityNumber === 'number' && Number.isInteger(r.severityNumber) ? r.severityNumber : 0;
-        const fields: Record<string, FieldValue> = { ...resource.fields, ...scope };
+        const fields = copyFields(copyFields({}, resource.fields), scope);
         flatAttributes(r.attributes, '', fields, protoAnyValue);
         if (severityNumber > 0) fields['otel.severity_number'] = severityNumber;
         const eventName = str(r.eventName);

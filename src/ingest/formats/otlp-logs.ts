@@ -22,7 +22,7 @@ import type { CountedBody, IngestFormat, ParsedBody } from '../format.js';
 import type { FieldValue, LogEntry } from '../../model/log-entry.js';
 import { pickAtRandom, type LogWindows } from '../../model/batch.js';
 import {
-  RecordRejected, Rejections, anyValue, bodyText, containersOf, decodeOtlpBody, decodeOtlpProto, enumValue, flatAttributes, get,
+  RecordRejected, Rejections, anyValue, bodyText, containersOf, copyFields, decodeOtlpBody, decodeOtlpProto, enumValue, flatAttributes, get,
   hexId, isObj, listOf, nanos, otlpEncodingOf, otlpReplyData, resourceContext, scopeFields, sendOtlpReply,
   severityName, str, SEVERITY_NAMES, type ResourceContext,
 } from './otlp-common.js';
@@ -98,7 +98,7 @@ function toLogEntry(record: unknown, resource: ResourceContext, scope: Record<st
   const time = nanos(get(record, 'timeUnixNano'), 'timeUnixNano');
   const observed = nanos(get(record, 'observedTimeUnixNano'), 'observedTimeUnixNano');
   const severityNumber = enumValue(get(record, 'severityNumber'), SEVERITY_NAMES, 'SEVERITY_NUMBER_');
-  const fields: Record<string, FieldValue> = { ...resource.fields, ...scope };
+  const fields = copyFields(copyFields({}, resource.fields), scope);
   flatAttributes(get(record, 'attributes'), '', fields);
   if (severityNumber > 0) fields['otel.severity_number'] = severityNumber;
   const eventName = str(get(record, 'eventName'));

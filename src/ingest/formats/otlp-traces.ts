@@ -13,7 +13,7 @@ import type { IngestFormat, ParsedBody } from '../format.js';
 import type { FieldValue } from '../../model/log-entry.js';
 import type { Span, SpanEvent, SpanLink } from '../../model/span.js';
 import {
-  RecordRejected, Rejections, containersOf, decodeOtlpBody, enumValue, flatAttributes, get, hexId, isObj, listOf,
+  RecordRejected, Rejections, containersOf, copyFields, decodeOtlpBody, enumValue, flatAttributes, get, hexId, isObj, listOf,
   nanos, otlpEncodingOf, otlpReplyData, resourceContext, scopeFields, sendOtlpReply, str, SPAN_KINDS,
   STATUS_CODES, type Obj, type ResourceContext,
 } from './otlp-common.js';
@@ -63,7 +63,7 @@ function toSpan(raw: unknown, resource: ResourceContext, scope: Record<string, F
   const start = nanos(get(raw, 'startTimeUnixNano'), 'startTimeUnixNano');
   const end = nanos(get(raw, 'endTimeUnixNano'), 'endTimeUnixNano');
   const startNs = start > 0n ? start : nowNs;
-  const attributes = flatAttributes(get(raw, 'attributes'), '', { ...scope });
+  const attributes = flatAttributes(get(raw, 'attributes'), '', copyFields({}, scope));
   const traceState = str(get(raw, 'traceState'));
   if (traceState !== '') attributes['w3c.tracestate'] = traceState;
   const status = get(raw, 'status');
@@ -79,7 +79,7 @@ function toSpan(raw: unknown, resource: ResourceContext, scope: Record<string, F
     statusMessage: isObj(status) ? str(status.message) : '',
     service: resource.service,
     attributes,
-    resource: { ...resource.fields },
+    resource: copyFields({}, resource.fields),
     events: listOf(raw, 'events', 'span').filter(isObj).map((e) => toEvent(e, startNs)),
     links: listOf(raw, 'links', 'span').filter(isObj).flatMap(toLink),
   };
