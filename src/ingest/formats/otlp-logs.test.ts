@@ -127,6 +127,22 @@ void test('an unreadable id is dropped but the record is kept; an attribute name
   assert.equal(Object.getOwnPropertyDescriptor(e.fields, '__proto__')?.value, 'p');
 });
 
+void test('a resource attribute named __proto__ is copied into each record as data (copyFields), in both encodings', () => {
+  const body = Buffer.from(JSON.stringify({ resourceLogs: [{
+    resource: { attributes: [{ key: '__proto__', value: { stringValue: 'r' } }, { key: 'service.name', value: { stringValue: 's' } }] },
+    scopeLogs: [{ logRecords: [{ body: { stringValue: 'a' } }, { body: { stringValue: 'b' } }] }],
+  }] }));
+  for (const [b, ct] of [[body, JSON_CT], [protoBody(json(body)), PROTO_CT]] as const) {
+    const logs = parseOtlpLogs(b, ct, NOW_NS).batch.logs;
+    assert.equal(logs.length, 2);
+    for (const e of logs) {
+      assert.equal(Object.getPrototypeOf(e.fields), Object.prototype);
+      assert.equal(Object.getOwnPropertyDescriptor(e.fields, '__proto__')?.value, 'r');
+      assert.deepEqual(Object.keys(e.fields), ['__proto__', 'service.name']);
+    }
+  }
+});
+
 void test('records that cannot become entries are counted in partial_success, the rest are kept', async () => {
   const body = Buffer.from(JSON.stringify({ resourceLogs: [{ scopeLogs: [{ logRecords: [
     5, { timeUnixNano: 'yesterday', body: { stringValue: 'bad time' } }, { body: { stringValue: 'ok' } },
