@@ -368,7 +368,7 @@ class DuckdbStore implements DuckdbTelemetryStore {
       }
       const catalog = str((await c.runAndReadAll('SELECT current_database() AS name')).getRowObjectsJS()[0]?.name);
       if (await copyCompacted(c, catalog, compactionPathOf(path), compactWithinMs)) return { space, started };
-      report?.(`duckdb-store: compaction stopped at its ${compactWithinMs} ms limit; the file is as it was`);
+      report?.(`duckdb-store: compaction stopped at its ${Math.round(compactWithinMs)} ms limit; the file is as it was`);
     } catch (e) {
       report?.(`duckdb-store: compaction failed, the file is as it was: ${e instanceof Error ? e.message : String(e)}`);
     }
@@ -377,9 +377,17 @@ class DuckdbStore implements DuckdbTelemetryStore {
 
   private async swapCompacted({ space, started }: { space: FileSpace; started: number }, { report }: CloseOptions): Promise<void> {
     const { path } = this.policy;
-    const before = (await stat(path)).size;
-    if (!await swapIn(path, compactionPathOf(path))) {
-      report?.('duckdb-store: compaction dropped: DuckDB\'s own WAL was still there after the close');
+    let before = 0;
+    try {
+      before = (await stat(path)).size;
+      if (!await swapIn(path, compactionPathOf(path))) {
+        report?.('duckdb-store: compaction dropped: DuckDB\'s own WAL was still there after the close');
+        return;
+      }
+    } catch (e) {
+      // Before the rename the file is as it was, after it the file is the whole copy: either is a good store.
+      await removeCopy(compactionPathOf(path)).catch(() => undefined);
+      report?.(`duckdb-store: compaction failed while putting the copy in place: ${e instanceof Error ? e.message : String(e)}`);
       return;
     }
     const after = (await stat(path)).size;
