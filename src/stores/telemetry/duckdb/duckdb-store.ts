@@ -377,9 +377,9 @@ class DuckdbStore implements DuckdbTelemetryStore {
 
   private async swapCompacted({ space, started }: { space: FileSpace; started: number }, { report }: CloseOptions): Promise<void> {
     const { path } = this.policy;
-    let before = 0;
+    const sizeOf = (): Promise<number> => stat(path).then((s) => s.size, () => 0);
+    const before = await sizeOf();
     try {
-      before = (await stat(path)).size;
       if (!await swapIn(path, compactionPathOf(path))) {
         report?.('duckdb-store: compaction dropped: DuckDB\'s own WAL was still there after the close');
         return;
@@ -390,7 +390,7 @@ class DuckdbStore implements DuckdbTelemetryStore {
       report?.(`duckdb-store: compaction failed while putting the copy in place: ${e instanceof Error ? e.message : String(e)}`);
       return;
     }
-    const after = (await stat(path)).size;
+    const after = await sizeOf();
     report?.(`duckdb-store: compacted ${path}: ${mb(before)} → ${mb(after)} MB (${space.freeBlocks} of ${space.totalBlocks} ` +
       `blocks were free) in ${Math.round(performance.now() - started)} ms`);
   }
