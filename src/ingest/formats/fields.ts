@@ -25,28 +25,28 @@ export function addField(out: Record<string, FieldValue>, key: string, value: un
   switch (typeof value) {
     case 'string':
     case 'boolean':
-      put(out, key, value);
+      setField(out, key, value);
       return;
     case 'number':
-      put(out, key, Number.isFinite(value) ? value : String(value));
+      setField(out, key, Number.isFinite(value) ? value : String(value));
       return;
     case 'bigint':
-      put(out, key, value.toString());
+      setField(out, key, value.toString());
       return;
     case 'object':
       break;
     default:
       return; // undefined, function, symbol: nothing JSON would carry
   }
-  if (value === null) put(out, key, null);
-  else if (Array.isArray(value)) put(out, key, jsonText(value));
-  else if (value instanceof Uint8Array) put(out, key, Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('utf8'));
-  else if (value instanceof Date) put(out, key, value.toISOString());
-  else if (depth >= MAX_FLATTEN_DEPTH) put(out, key, jsonText(value));
+  if (value === null) setField(out, key, null);
+  else if (Array.isArray(value)) setField(out, key, jsonText(value));
+  else if (value instanceof Uint8Array) setField(out, key, Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('utf8'));
+  else if (value instanceof Date) setField(out, key, value.toISOString());
+  else if (depth >= MAX_FLATTEN_DEPTH) setField(out, key, jsonText(value));
   else {
     const obj = value as Record<string, unknown>;
     const keys = Object.keys(obj);
-    if (keys.length === 0) put(out, key, '{}');
+    if (keys.length === 0) setField(out, key, '{}');
     for (const k of keys) addField(out, dottedKey(key, k), obj[k], depth + 1);
   }
 }
@@ -87,7 +87,8 @@ export function jsonText(value: unknown): string {
 }
 
 /** A JSON key `__proto__` is data here, not the record's prototype. */
-function put(out: Record<string, FieldValue>, key: string, value: FlatValue): void {
+/** `out[key] = value`, safe for a key named `__proto__` (keys come from the wire). */
+export function setField(out: Record<string, FieldValue>, key: string, value: FieldValue): void {
   if (key === '__proto__') Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
   else out[key] = value;
 }

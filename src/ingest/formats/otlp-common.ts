@@ -9,6 +9,7 @@ import { errors } from '../../errors.js';
 import type { RequestContext } from '../../front-doors/context.js';
 import { sendJson } from '../../front-doors/reply.js';
 import type { FieldValue } from '../../model/log-entry.js';
+import { setField } from './fields.js';
 import { encodeMessage } from './otlp-proto.js';
 import { utf8Text } from '../utf8-text.js';
 
@@ -207,11 +208,7 @@ export function anyValue(v: unknown): FieldValue {
   return null;
 }
 
-/** `out[key] = v`, safe for a key named `__proto__` (attribute keys come from the wire). */
-export function setField(out: Record<string, FieldValue>, key: string, v: FieldValue): void {
-  if (key === '__proto__') Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true });
-  else out[key] = v;
-}
+export { setField };
 
 /**
  * Copies `from`'s fields into `into` (a record's fields start from its resource's and scope's). Not `{ ...from }`:

@@ -3,7 +3,7 @@
 // the `_msg` and time fallbacks of wire-formats.md §3.1 (VictoriaLogs' -_msg_field / -_time_field).
 import type { FieldValue, LogEntry } from '../../model/log-entry.js';
 import { errors } from '../../errors.js';
-import { flattenFields } from './fields.js';
+import { flattenFields, setField } from './fields.js';
 import { parseTimestamp } from './timestamps.js';
 import { utf8Text } from '../utf8-text.js';
 
@@ -92,15 +92,19 @@ const SPAN_KEYS = ['span_id', 'spanId', 'span.id', 'spanid'] as const;
  * the record's own time keys; `defaultTimeNs` applies when neither gives a time.
  */
 export function recordToEntry(flat: FlatRecord, keys: RecordKeys, nowNs: bigint, eventTimeNs?: bigint | null, defaultTimeNs = nowNs): LogEntry {
-  const fields: FlatRecord = { ...flat };
-  const msg = take(fields, keys.msg, (v) => (isScalar(v) ? String(v) : null));
+  // The keys that become columns are noted, then the rest copied once: deleting them from a copy of the record (as
+  // this did) turns the copy into a slow dictionary object, 1.3 against 0.6 µs a record with its JSON (issue 12).
+  const taken: string[] = [];
+  const msg = pick(flat, taken, keys.msg, (v) => (isScalar(v) ? String(v) : null));
   let timeNs = eventTimeNs ?? null;
-  if (timeNs === null) timeNs = take(fields, keys.time, timeToNs);
-  let service = take(fields, keys.service, nonEmptyString);
-  if (service === null) service = peek(fields, keys.serviceHints ?? [], nonEmptyString);
-  const severity = take(fields, keys.severity, (v) => (typeof v === 'string' || typeof v === 'number' ? String(v) : null));
-  const traceId = take(fields, TRACE_KEYS, (v) => hexId(v, 32));
-  const spanId = take(fields, SPAN_KEYS, (v) => hexId(v, 16));
+  if (timeNs === null) timeNs = pick(flat, taken, keys.time, timeToNs);
+  let service = pick(flat, taken, keys.service, nonEmptyString);
+  if (service === null) service = peek(flat, taken, keys.serviceHints ?? [], nonEmptyString);
+  const severity = pick(flat, taken, keys.severity, (v) => (typeof v === 'string' || typeof v === 'number' ? String(v) : null));
+  const traceId = pick(flat, taken, TRACE_KEYS, (v) => hexId(v, 32));
+  const spanId = pick(flat, taken, SPAN_KEYS, (v) => hexId(v, 16));
+  const fields: FlatRecord = {};
+  for (const key of Object.keys(flat)) if (!taken.includes(key)) setField(fields, key, flat[key] as FieldValue);
   return makeEntry({
     timeNs: timeNs ?? defaultTimeNs,
     observedNs: nowNs,
@@ -141,9 +145,27 @@ export function take<T>(fields: FlatRecord, keys: readonly string[], convert: (v
   return null;
 }
 
-function peek<T>(fields: FlatRecord, keys: readonly string[], convert: (v: FieldValue) => T | null): T | null {
+/** As take(), on a record left as it is: the key goes on `taken`, and a key already there is passed over. */
+function pick<T>(flat: FlatRecord, taken: string[], keys: readonly string[], convert: (v: FieldValue) => T | null): T | null {
   for (const key of keys) {
-    const v = fields[key];
+    const v = taken.includes(key) ? undefined : ownValue(flat, key);
+    if (v === undefined) continue;
+    const out = convert(v);
+    if (out !== null) {
+      taken.push(key);
+      return out;
+    }
+  }
+  return null;
+}
+
+function ownValue(flat: FlatRecord, key: string): FieldValue | undefined {
+  return Object.hasOwn(flat, key) ? flat[key] : undefined;
+}
+
+function peek<T>(fields: FlatRecord, taken: readonly string[], keys: readonly string[], convert: (v: FieldValue) => T | null): T | null {
+  for (const key of keys) {
+    const v = taken.includes(key) ? undefined : ownValue(fields, key);
     const out = v === undefined ? null : convert(v);
     if (out !== null) return out;
   }
