@@ -57,6 +57,10 @@ void test('attributes that collide after sanitising join their values with ; in 
   assert.deepEqual(otelLabels([['a_b', '2'], ['a.b', '1']]), { a_b: '1;2' });
   assert.deepEqual(otelLabels([['a.b', '1'], ['a_b', '2']]), { a_b: '1;2' });
   assert.deepEqual(otelLabels([['x', ''], ['__name__', 'no'], ['y', 'v']]), { y: 'v' }, 'empty values and __name__ dropped');
+  const joinedLate = otelLabels([['z', '0'], ['a.b', '1'], ['k', 'v'], ['a_b', '2']]);
+  assert.deepEqual(Object.entries(joinedLate), [['z', '0'], ['a_b', '1;2'], ['k', 'v']], 'a label shared late keeps its first place');
+  assert.deepEqual(Object.entries(otelLabels([['k.1', 'a'], ['k.2', 'b']])), [['k_1', 'a'], ['k_2', 'b']]);
+  assert.equal(otelLabelName('k.1'), 'k_1', 'the same key again, from the cache');
 });
 
 void test('Telegraf sanitising for line protocol names', () => {

@@ -63,6 +63,21 @@ export function otelUnitWord(unit: string): string {
 
 /** OTel attribute key → label name: non-alphanumerics → `_`, `key_` before a digit or a single leading `_`. */
 export function otelLabelName(key: string): string {
+  let label = labelNames.get(key);
+  if (label === undefined) {
+    if (labelNames.size >= LABEL_NAMES_CACHED) labelNames.clear();
+    label = sanitizedLabelName(key);
+    labelNames.set(key, label);
+  }
+  return label;
+}
+
+// Every point of a request carries the same few attribute keys: their label names are worked out once (issue 12
+// item 2). Bounded: cleared when full.
+const LABEL_NAMES_CACHED = 4096;
+const labelNames = new Map<string, string>();
+
+function sanitizedLabelName(key: string): string {
   if (key === '') return '';
   const l = key.replace(/[^A-Za-z0-9_]/gu, '_');
   if (/^[0-9]/.test(l)) return `key_${l}`;
@@ -75,6 +90,19 @@ export function otelLabelName(key: string): string {
  * of the original keys (OTel compatibility spec). Empty values are dropped: an empty label is no label.
  */
 export function otelLabels(attrs: readonly (readonly [string, string])[]): Record<string, string> {
+  // Nearly always each key has a label of its own: then the labels are the attributes renamed, in their order.
+  const out: Record<string, string> = {};
+  for (const [key, value] of attrs) {
+    const label = otelLabelName(key);
+    if (label === '' || label === '__name__' || value === '') continue;
+    if (Object.hasOwn(out, label)) return joinedLabels(attrs);
+    out[label] = value;
+  }
+  return out;
+}
+
+/** otelLabels when two keys share a label: their values joined by `;` in the order of the keys. */
+function joinedLabels(attrs: readonly (readonly [string, string])[]): Record<string, string> {
   const groups = new Map<string, [string, string][]>();
   for (const [key, value] of attrs) {
     const label = otelLabelName(key);
