@@ -50,6 +50,22 @@ void test('the JSON push: labels and structured metadata as fields, sorted _stre
   assert.equal(c.stream, '{job="batch",pod="w-\\"1\\"",service_name="worker"}');
 });
 
+void test('a label wins over metadata of the same name in the fields; level and ids are read from the metadata first', () => {
+  const body = Buffer.from(JSON.stringify({ streams: [{
+    stream: { service: 'svc', level: 'info', zone: 'a', trace_id: '0'.repeat(31) + '1' },
+    values: [['1', 'line', { level: 'error', extra: 'x', zone: 'meta', span_id: 'ABCDEF0123456789' }]],
+  }] }));
+  const [e] = parseLokiPush(body, JSON_CT, NOW_NS).batch.logs;
+  assert.ok(e);
+  assert.equal(e.service, 'svc');
+  assert.equal(e.severity, 'error');
+  assert.equal(e.traceId, '0'.repeat(31) + '1');
+  assert.equal(e.spanId, 'abcdef0123456789');
+  assert.deepEqual(Object.entries(e.fields), [
+    ['level', 'info'], ['extra', 'x'], ['zone', 'a'], ['span_id', 'ABCDEF0123456789'], ['trace_id', '0'.repeat(31) + '1'],
+  ]);
+});
+
 void test('the legacy labels/entries shape with RFC 3339 times is read too', () => {
   const logs = parseLokiPush(fixture('loki-legacy.json'), JSON_CT, NOW_NS).batch.logs;
   assert.deepEqual(logs.map((e) => [e.timeNs, e.msg, e.stream, e.service]), [

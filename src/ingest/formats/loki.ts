@@ -18,6 +18,7 @@ import type { Handler } from '../../front-doors/context.js';
 import type { IngestFormat, ParsedBody } from '../format.js';
 import type { FieldValue, LogEntry } from '../../model/log-entry.js';
 import { formatLabels, parseLabels, type Labels } from './loki-labels.js';
+import { setField } from './fields.js';
 import { parseTimestamp } from './timestamps.js';
 import { utf8Text } from '../utf8-text.js';
 
@@ -135,17 +136,29 @@ function streamContext(labels: Labels): StreamContext {
 
 const HEX = { trace: /^[0-9a-fA-F]{32}$/, span: /^[0-9a-fA-F]{16}$/ };
 
+/**
+ * The fields are the metadata's keys then the stream labels', a label winning over metadata of the same name, all
+ * but `service` (the stream's service column); trace, span and level are read from the metadata first. Built key by
+ * key rather than as spreads with `service` deleted: a deleted property turns an object into a slow dictionary,
+ * which made this 42 % of a Loki push's parse (issue 12).
+ */
 function toEntry(ctx: StreamContext, timeNs: bigint, line: string, metadata: Labels, nowNs: bigint): LogEntry {
-  const fields: Record<string, FieldValue> = { ...metadata, ...ctx.labels };
-  delete fields.service;
-  const all = { ...ctx.labels, ...metadata };
-  const trace = all.trace_id ?? all.traceID ?? all.traceId ?? '';
-  const span = all.span_id ?? all.spanID ?? all.spanId ?? '';
+  const labels = ctx.labels;
+  const fields: Record<string, FieldValue> = {};
+  for (const k of Object.keys(metadata)) {
+    if (k !== 'service') setField(fields, k, (Object.hasOwn(labels, k) ? labels[k] : metadata[k]) ?? null);
+  }
+  for (const k of Object.keys(labels)) {
+    if (k !== 'service' && !Object.hasOwn(metadata, k)) setField(fields, k, labels[k] ?? null);
+  }
+  const read = (k: string): string | undefined => (Object.hasOwn(metadata, k) ? metadata[k] : Object.hasOwn(labels, k) ? labels[k] : undefined);
+  const trace = read('trace_id') ?? read('traceID') ?? read('traceId') ?? '';
+  const span = read('span_id') ?? read('spanID') ?? read('spanId') ?? '';
   return {
     timeNs,
     observedNs: nowNs,
     service: ctx.service,
-    severity: all.level ?? all.detected_level ?? all.severity ?? '',
+    severity: read('level') ?? read('detected_level') ?? read('severity') ?? '',
     msg: line,
     traceId: HEX.trace.test(trace) ? trace.toLowerCase() : '',
     spanId: HEX.span.test(span) ? span.toLowerCase() : '',
