@@ -2,11 +2,11 @@
 // `POST /<index>/_doc` (or `PUT /<index>/_doc/<id>`), `client.create()` `PUT /<index>/_create/<id>`.
 // One document becomes one entry; the reply is ES's write response (201 `created`), plus the spec's
 // `{status, accepted}`.
-import { randomBytes } from 'node:crypto';
 import type { IngestFormat, ParsedBody } from '../format.js';
 import { errors } from '../../errors.js';
 import { sendJson } from '../../front-doors/reply.js';
 import { ELASTIC_PRODUCT_HEADERS, toEntry } from './elasticsearch.js';
+import { autoId } from './elasticsearch-ids.js';
 import { utf8Text } from '../utf8-text.js';
 
 const DOC_PATH = /^(?:\/insert\/elasticsearch)?\/([^/]+)\/(?:_doc|_create)(?:\/([^/]+))?\/?$/;
@@ -27,7 +27,7 @@ function decode(part: string): string {
 function parseDocument(body: Buffer, path: string, nowNs: bigint): ParsedBody {
   const m = DOC_PATH.exec(path);
   const index = m?.[1] === undefined ? '' : decode(m[1]);
-  const id = m?.[2] === undefined ? randomBytes(15).toString('base64url') : decode(m[2]);
+  const id = m?.[2] === undefined ? autoId() : decode(m[2]);
   let doc: unknown;
   try {
     doc = JSON.parse(utf8Text(body));

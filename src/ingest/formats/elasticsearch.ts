@@ -19,13 +19,13 @@
 // when hex. The document is flattened into dotted fields (minus the message, the used time field and a
 // bare `service` key); `_index` (from the action, else the path; none at all is accepted) and a client-given `_id`
 // are fields too.
-import { randomBytes } from 'node:crypto';
 import { errors } from '../../errors.js';
 import type { RequestContext } from '../../front-doors/context.js';
 import { sendJson } from '../../front-doors/reply.js';
 import type { IngestFormat, ParsedBody } from '../format.js';
 import type { FieldValue, LogEntry } from '../../model/log-entry.js';
-import { flattenFields } from './fields.js';
+import { autoId } from './elasticsearch-ids.js';
+import { addField } from './fields.js';
 import { parseTimestamp } from './timestamps.js';
 import { utf8Text } from '../utf8-text.js';
 
@@ -64,11 +64,6 @@ export function indexFromPath(path: string): string {
   } catch {
     return m[1];
   }
-}
-
-/** ES auto ids are 20 base64url characters. */
-function generateId(): string {
-  return randomBytes(15).toString('base64url');
 }
 
 function jsonLine(line: string): unknown {
@@ -119,7 +114,8 @@ export function toEntry(doc: Obj, index: string, id: string | undefined, nowNs: 
     }
   }
   if (typeof doc.service === 'string') used.add('service');
-  const fields = flattenFields(Object.fromEntries(Object.entries(doc).filter(([k]) => !used.has(k))));
+  const fields: Record<string, FieldValue> = {};
+  for (const k of Object.keys(doc)) if (!used.has(k)) addField(fields, k, doc[k]);
   const service = firstString(fields, ['service.name'])
     || (typeof doc.service === 'string' ? doc.service : '') || firstString(fields, ['fields.service']);
   const traceId = firstString(fields, ['trace.id', 'trace_id']);
@@ -182,7 +178,7 @@ export function parseBulk(body: Buffer, path: string, nowNs: bigint): ParsedBody
     const { action, meta } = readAction(actionLine.line, actionLine.no);
     const index = typeof meta._index === 'string' && meta._index !== '' ? meta._index : pathIndex;
     const givenId = typeof meta._id === 'string' || typeof meta._id === 'number' ? String(meta._id) : undefined;
-    const id = givenId ?? generateId();
+    const id = givenId ?? autoId();
     if (action === 'delete') {
       items.push({ action, index, id, status: 404 });
       continue;
