@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { log, logsBatch } from '../telemetry-store.contract.js';
 import { mulberry32 } from '../../../testing/prng.js';
+import type { CloseOptions } from '../telemetry-store.js';
 import { openDuckdbStore, type DuckdbStoreOptions, type DuckdbTelemetryStore } from './duckdb-store.js';
 import { openDuckdbWorkerStore } from './worker-store.js';
 import { DEFAULT_COMPACTION, compactionPathOf, reasonToSkip } from './compaction.js';
@@ -48,6 +49,19 @@ void describe('compaction of the DuckDB file at a clean stop', () => {
     return s;
   }
 
+  /** A file with free blocks, closed, and its size. */
+  async function closedWithFreeBlocks(): Promise<{ path: string; before: number }> {
+    const path = await freshPath();
+    await (await withFreeBlocks(path)).close();
+    return { path, before: (await stat(path)).size };
+  }
+  /** Opens the store at `path` and closes it as `close` says; what the close reported. */
+  async function reportsOfClose(path: string, options: DuckdbStoreOptions, close: CloseOptions): Promise<string[]> {
+    const lines: string[] = [];
+    await (await openDuckdbStore(path, options)).close({ ...close, report: (l) => lines.push(l) });
+    return lines;
+  }
+
   for (const [where, open] of [['in-process', openDuckdbStore], ['in its worker thread', openDuckdbWorkerStore]] as const) {
     void test(`a clean stop copies the file without its free blocks; every row and the WAL position are kept (${where})`, async () => {
       const path = await freshPath();
@@ -78,24 +92,16 @@ void describe('compaction of the DuckDB file at a clean stop', () => {
   }
 
   void test('a copy not expected to end in the time given is not started, and the file stays as it was', async () => {
-    const path = await freshPath();
+    const { path, before } = await closedWithFreeBlocks();
     const slow: DuckdbStoreOptions = { compaction: { ...DEFAULT_COMPACTION, minFreeBlocks: 1, minFreeShare: 0.01, bytesPerMs: 1 } };
-    const s = await withFreeBlocks(path);
-    await s.close();
-    const before = (await stat(path)).size;
-    const lines: string[] = [];
-    await (await openDuckdbStore(path, slow)).close({ compactWithinMs: 5_000, report: (l) => lines.push(l) });
+    const lines = await reportsOfClose(path, slow, { compactWithinMs: 5_000 });
     assert.equal((await stat(path)).size, before);
     assert.match(lines.join('\n'), /not compacted: a copy would take about \d+ ms, more than the 5000 ms left/);
   });
 
   void test('a copy that reaches its time limit is dropped, and the file stays as it was', async () => {
-    const path = await freshPath();
-    const s = await withFreeBlocks(path);
-    await s.close();
-    const before = (await stat(path)).size;
-    const lines: string[] = [];
-    await (await openDuckdbStore(path, EAGER)).close({ compactWithinMs: 1, report: (l) => lines.push(l) });
+    const { path, before } = await closedWithFreeBlocks();
+    const lines = await reportsOfClose(path, EAGER, { compactWithinMs: 1 });
     assert.equal((await stat(path)).size, before);
     assert.match(lines.join('\n'), /compaction stopped at its 1 ms limit; the file is as it was/);
     await assert.rejects(stat(compactionPathOf(path)));
@@ -105,12 +111,8 @@ void describe('compaction of the DuckDB file at a clean stop', () => {
   });
 
   void test('no compaction without a time for it, or under the thresholds', async () => {
-    const path = await freshPath();
-    const s = await withFreeBlocks(path);
-    await s.close();
-    const before = (await stat(path)).size;
-    const lines: string[] = [];
-    await (await openDuckdbStore(path, EAGER)).close({ report: (l) => lines.push(l) });
+    const { path, before } = await closedWithFreeBlocks();
+    const lines = await reportsOfClose(path, EAGER, {});
     assert.equal((await stat(path)).size, before);
     assert.deepEqual(lines, []);
     const space = { totalBlocks: 400, freeBlocks: 19, blockSize: 262_144 };
