@@ -133,16 +133,10 @@ export function makeEntry(e: Partial<LogEntry> & Pick<LogEntry, 'timeNs' | 'obse
 
 /** Removes and converts the first key whose value converts; keys whose value does not convert stay. */
 export function take<T>(fields: FlatRecord, keys: readonly string[], convert: (v: FieldValue) => T | null): T | null {
-  for (const key of keys) {
-    const v = fields[key];
-    if (v === undefined) continue;
-    const out = convert(v);
-    if (out !== null) {
-      Reflect.deleteProperty(fields, key);
-      return out;
-    }
-  }
-  return null;
+  const taken: string[] = [];
+  const out = pick(fields, taken, keys, convert);
+  for (const key of taken) Reflect.deleteProperty(fields, key);
+  return out;
 }
 
 /** As take(), on a record left as it is: the key goes on `taken`, and a key already there is passed over. */
