@@ -27,6 +27,7 @@ import {
   severityName, str, SEVERITY_NAMES, type ResourceContext,
 } from './otlp-common.js';
 import { OtlpTypes } from './otlp-proto.js';
+import { decodesCleanly } from './proto-walk.js';
 import { protoLogEntries } from './otlp-logs-proto.js';
 
 export function parseOtlpLogs(body: Buffer, headers: IncomingHttpHeaders, nowNs: bigint): ParsedBody {
@@ -66,8 +67,9 @@ interface ProtoLogsRequest {
 /**
  * What parseOtlpLogs gives, without the entries (IngestFormat.count, issue 12 item 2): a protobuf log record always
  * becomes an entry (it is a message, and a fixed64 time always reads), so its count is the number of records; only
- * the resources are read, for the `rum` signal, through the same resourceContext. JSON bodies are parsed, since a
- * JSON record can be refused one by one.
+ * the resources are read, for the `rum` signal, through the same resourceContext. A protobuf body is walked, not
+ * decoded (proto-walk.ts); one the walk is not sure of is decoded, for the decoder's answer or refusal. JSON bodies
+ * are parsed, since a JSON record can be refused one by one.
  */
 export function countOtlpLogs(body: Buffer, headers: IncomingHttpHeaders, nowNs: bigint): CountedBody {
   const encoding = otlpEncodingOf(headers, body);
@@ -76,21 +78,55 @@ export function countOtlpLogs(body: Buffer, headers: IncomingHttpHeaders, nowNs:
     const n = parsed.batch.logs.length;
     return { entries: n, rows: n, signal: parsed.signal, replyData: parsed.replyData };
   }
-  const request = decodeOtlpProto(body, OtlpTypes.ExportLogsServiceRequest) as unknown as ProtoLogsRequest;
-  let records = 0;
-  let browser = 0;
-  for (const rl of request.resourceLogs) {
-    const resource = rl.resource ? OtlpTypes.Resource.toObject(rl.resource, { longs: String }) : undefined;
-    if (resourceContext({ resource }).rum) browser++;
-    for (const sl of rl.scopeLogs) records += sl.logRecords.length;
-  }
-  const resources = request.resourceLogs.length;
+  const { records, resources } = walkLogsRequest(body) ?? decodeLogsRequest(body);
+  const browser = resources.filter((resource) => resourceContext({ resource }).rum).length;
   return {
     entries: records,
     rows: records,
-    signal: resources > 0 && browser === resources ? 'rum' : 'logs',
+    signal: resources.length > 0 && browser === resources.length ? 'rum' : 'logs',
     replyData: otlpReplyData(encoding, new Rejections(), 'log records'),
   };
+}
+
+/** What counting needs of a protobuf logs request: its records, and each ResourceLogs' resource (as toObject gives it). */
+interface LogsRequestOutline {
+  records: number;
+  resources: (Record<string, unknown> | undefined)[];
+}
+
+const { ExportLogsServiceRequest, ResourceLogs, ScopeLogs, Resource } = OtlpTypes;
+
+/** The outline from the wire, decoding only the resources; null when the walk is not sure the body decodes. */
+function walkLogsRequest(body: Buffer): LogsRequestOutline | null {
+  let records = 0;
+  const resourceSpans: ([number, number] | undefined)[] = [];
+  let resource: [number, number] | undefined;
+  const clean = decodesCleanly(body, ExportLogsServiceRequest, (type, field, start, end) => {
+    if (type === ScopeLogs && field === 2) records++;
+    else if (type === ResourceLogs && field === 1) resource = [start, end]; // the decoder keeps the last one
+    else if (type === ExportLogsServiceRequest && field === 1) {
+      // Visited after its own fields, so `resource` is this ResourceLogs' own.
+      resourceSpans.push(resource);
+      resource = undefined;
+    }
+  });
+  if (!clean) return null;
+  return {
+    records,
+    resources: resourceSpans.map((span) => (span ? resourceObject(Resource.decode(body.subarray(span[0], span[1]))) : undefined)),
+  };
+}
+
+/** The outline by decoding the whole body: the decoder's answer, or its refusal as a 400. */
+function decodeLogsRequest(body: Buffer): LogsRequestOutline {
+  const request = decodeOtlpProto(body, ExportLogsServiceRequest) as unknown as ProtoLogsRequest;
+  let records = 0;
+  for (const rl of request.resourceLogs) for (const sl of rl.scopeLogs) records += sl.logRecords.length;
+  return { records, resources: request.resourceLogs.map((rl) => (rl.resource ? resourceObject(rl.resource) : undefined)) };
+}
+
+function resourceObject(resource: Message): Record<string, unknown> {
+  return Resource.toObject(resource, { longs: String });
 }
 
 function toLogEntry(record: unknown, resource: ResourceContext, scope: Record<string, FieldValue>, nowNs: bigint): LogEntry {

@@ -189,6 +189,8 @@ export const OtlpTypes = {
   KeyValue: otlpType('opentelemetry.proto.common.v1.KeyValue'),
   Resource: otlpType('opentelemetry.proto.resource.v1.Resource'),
   LogRecord: otlpType('opentelemetry.proto.logs.v1.LogRecord'),
+  ResourceLogs: otlpType('opentelemetry.proto.logs.v1.ResourceLogs'),
+  ScopeLogs: otlpType('opentelemetry.proto.logs.v1.ScopeLogs'),
   Span: otlpType('opentelemetry.proto.trace.v1.Span'),
   ExportLogsServiceRequest: otlpType('opentelemetry.proto.collector.logs.v1.ExportLogsServiceRequest'),
   ExportLogsServiceResponse: otlpType('opentelemetry.proto.collector.logs.v1.ExportLogsServiceResponse'),
