@@ -86,9 +86,19 @@ export function jsonText(value: unknown): string {
   }
 }
 
-/** A JSON key `__proto__` is data here, not the record's prototype. */
 /** `out[key] = value`, safe for a key named `__proto__` (keys come from the wire). */
 export function setField(out: Record<string, FieldValue>, key: string, value: FieldValue): void {
   if (key === '__proto__') Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
   else out[key] = value;
+}
+
+/**
+ * Copies `from`'s fields into `into`, a `__proto__` key as data (Object.assign would drop it). Not `{ ...from }`:
+ * on node 20 V8 adds further properties to a spread's copy on a slow path — 5 µs an OTLP record (whose fields start
+ * from its resource's and scope's) against 0.1 µs this way, a sixth of the DuckDB worker's time on OTLP logs
+ * (issue 12 item 2).
+ */
+export function copyFields(into: Record<string, FieldValue>, from: Record<string, FieldValue>): Record<string, FieldValue> {
+  for (const key of Object.keys(from)) setField(into, key, from[key] ?? null);
+  return into;
 }

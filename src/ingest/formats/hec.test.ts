@@ -33,6 +33,15 @@ void test('concatenated HEC events (Splunk doc examples): with and without white
   assert.equal(logs[0]?.timeNs, NOW_NS);
 });
 
+void test('a key named __proto__ in an event or its fields is kept as data, like any other key', async () => {
+  const [e] = await events('{"event":{"message":"m","__proto__":"from event","a":1},"fields":{"__proto__":"from fields","b":2}}');
+  assert.equal(Object.getPrototypeOf(e?.fields), Object.prototype);
+  assert.deepEqual(Object.keys(e?.fields ?? {}), ['__proto__', 'a', 'b']);
+  assert.equal(Object.getOwnPropertyDescriptor(e?.fields, '__proto__')?.value, 'from fields', 'fields{} wins, as for any key');
+  const [only] = await events('{"event":{"message":"m","__proto__":"kept"}}');
+  assert.equal(Object.getOwnPropertyDescriptor(only?.fields, '__proto__')?.value, 'kept');
+});
+
 void test('an object event without message/log/line keeps its JSON text as the message and its keys as fields', async () => {
   const [obj, log, line, num] = await events('{"event":{"a":1,"b":{"c":"d"}}}{"event":{"log":"from log"}}{"event":{"line":"from line"},"fields":{"service":"svc"}}{"event":42}');
   assert.deepEqual([obj?.msg, obj?.fields], ['{"a":1,"b":{"c":"d"}}', { a: 1, 'b.c': 'd' }]);

@@ -10,6 +10,7 @@ import { errors } from '../../errors.js';
 import { sendJson } from '../../front-doors/reply.js';
 import { bodyText, flatten, isJsonObject, makeEntry, take, tryJson, type JsonObject } from './shipper-records.js';
 import { parseTimestamp } from './timestamps.js';
+import { copyFields } from './fields.js';
 
 const isSpace = (c: number) => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
 
@@ -85,7 +86,7 @@ export function hecEventToEntry(obj: JsonObject, n: number, nowNs: bigint): LogE
   let msg: string;
   let severity: string | null = null;
   if (isJsonObject(event)) {
-    Object.assign(fields, flatten(event));
+    copyFields(fields, flatten(event));
     msg = take(fields, EVENT_MSG_KEYS, (v) => (typeof v === 'string' ? v : null)) ?? JSON.stringify(event);
     severity = take(fields, EVENT_SEVERITY_KEYS, (v) => (typeof v === 'string' ? v : null));
   } else msg = typeof event === 'string' ? event : JSON.stringify(event);
@@ -93,7 +94,7 @@ export function hecEventToEntry(obj: JsonObject, n: number, nowNs: bigint): LogE
     const v = obj[key];
     if (typeof v === 'string' || typeof v === 'number') fields[key] = v;
   }
-  if (isJsonObject(obj.fields)) Object.assign(fields, flatten(obj.fields));
+  if (isJsonObject(obj.fields)) copyFields(fields, flatten(obj.fields));
   const service = take(fields, ['service'], (v) => (typeof v === 'string' && v !== '' ? v : null))
     ?? [fields.source, fields.sourcetype].find((v): v is string => typeof v === 'string' && v !== '') ?? '';
   return makeEntry({ timeNs: hecTime(obj.time, n) ?? nowNs, observedNs: nowNs, service, severity: severity ?? '', msg, fields });

@@ -9,9 +9,9 @@
 import type { Message } from 'protobufjs';
 import type { FieldValue, LogEntry } from '../../model/log-entry.js';
 import {
-  bodyText, copyFields, double, flatAttributes, hexId, int64, resourceContext, scopeFields, severityName, str, type Obj,
+  bodyText, double, flatAttributes, hexId, int64, resourceContext, scopeFields, severityName, str, type Obj,
 } from './otlp-common.js';
-import { setField } from './fields.js';
+import { copyFields, setField } from './fields.js';
 
 /** protobufjs's 64-bit value (the `long` package), read by its parts. */
 interface LongBits {

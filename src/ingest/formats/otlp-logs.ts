@@ -22,10 +22,11 @@ import type { CountedBody, IngestFormat, ParsedBody } from '../format.js';
 import type { FieldValue, LogEntry } from '../../model/log-entry.js';
 import { pickAtRandom, type LogWindows } from '../../model/batch.js';
 import {
-  RecordRejected, Rejections, anyValue, bodyText, containersOf, copyFields, decodeOtlpBody, decodeOtlpProto, enumValue, flatAttributes, get,
+  RecordRejected, Rejections, anyValue, bodyText, containersOf, decodeOtlpBody, decodeOtlpProto, enumValue, flatAttributes, get,
   hexId, isObj, listOf, nanos, otlpEncodingOf, otlpReplyData, resourceContext, scopeFields, sendOtlpReply,
   severityName, str, SEVERITY_NAMES, type ResourceContext,
 } from './otlp-common.js';
+import { copyFields } from './fields.js';
 import { OtlpTypes } from './otlp-proto.js';
 import { decodesCleanly } from './proto-walk.js';
 import { protoLogEntries } from './otlp-logs-proto.js';

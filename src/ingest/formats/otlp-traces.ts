@@ -13,10 +13,11 @@ import type { IngestFormat, ParsedBody } from '../format.js';
 import type { FieldValue } from '../../model/log-entry.js';
 import type { Span, SpanEvent, SpanLink } from '../../model/span.js';
 import {
-  RecordRejected, Rejections, containersOf, copyFields, decodeOtlpBody, enumValue, flatAttributes, get, hexId, isObj, listOf,
+  RecordRejected, Rejections, containersOf, decodeOtlpBody, enumValue, flatAttributes, get, hexId, isObj, listOf,
   nanos, otlpEncodingOf, otlpReplyData, resourceContext, scopeFields, sendOtlpReply, str, SPAN_KINDS,
   STATUS_CODES, type Obj, type ResourceContext,
 } from './otlp-common.js';
+import { copyFields } from './fields.js';
 import { OtlpTypes } from './otlp-proto.js';
 
 export function parseOtlpTraces(body: Buffer, headers: IncomingHttpHeaders, nowNs: bigint): ParsedBody {
