@@ -209,8 +209,8 @@ export function anyValue(v: unknown): FieldValue {
 }
 
 /** Puts `v` at `key`, nested objects as dotted keys, arrays as JSON text: fields stay flat (as fields.ts). */
-function putFlat(out: Record<string, FieldValue>, key: string, v: FieldValue): void {
-  if (Array.isArray(v)) out[key] = JSON.stringify(v);
+export function putFlat(out: Record<string, FieldValue>, key: string, v: FieldValue): void {
+  if (Array.isArray(v)) setField(out, key, JSON.stringify(v));
   else if (v !== null && typeof v === 'object') {
     const entries = Object.entries(v);
     if (entries.length === 0) setField(out, key, '{}'); // an empty kvlist stays visible, as in fields.ts

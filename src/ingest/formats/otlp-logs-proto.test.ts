@@ -5,56 +5,15 @@ import assert from 'node:assert/strict';
 import { parseOtlpLogs } from './otlp-logs.js';
 import { protoLogEntries } from './otlp-logs-proto.js';
 import { OtlpTypes, encodeMessage } from './otlp-proto.js';
-import { mulberry32 } from '../../testing/prng.js';
+import { logsRequests } from './otlp-logs-requests.js';
 
 const NOW = 1_800_000_000_000_000_000n;
 const PROTO_CT = { 'content-type': 'application/x-protobuf' };
 
 void test('decoded messages read directly give parseOtlpLogs\'s entries (2,000 generated requests)', () => {
-  const rnd = mulberry32(7);
-  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)] as T;
-  const maybe = (p: number) => rnd() < p;
-  const ints = ['0', '1', '-1', '5', '2147483647', '2147483648', '-2147483648', '-2147483649', '4294967296',
-    '9007199254740991', '9007199254740992', '-9007199254740993', '9223372036854775807', '-9223372036854775808'];
-  const times = ['0', '1', '1700000000000000000', '18446744073709551615', '4294967295', '4294967296'];
-  const keys = ['a', 'service.name', 'host.name', '', '__proto__', 'telemetry.sdk.language', 'é', 'x.y'];
-  const anyValue = (depth: number): Record<string, unknown> => {
-    switch (Math.floor(rnd() * (depth > 2 ? 6 : 8))) {
-      case 0: return { stringValue: pick(['', 'text', 'webjs', 'é中😀']) };
-      case 1: return { boolValue: maybe(0.5) };
-      case 2: return { intValue: pick(ints) };
-      case 3: return { doubleValue: pick([0, 1.5, -2.25, Number.NaN, Number.POSITIVE_INFINITY, 1e300]) };
-      case 4: return { bytesValue: Buffer.from(pick(['', 'ab', 'bytes!'])) };
-      case 5: return {};
-      case 6: return { arrayValue: { values: Array.from({ length: Math.floor(rnd() * 3) }, () => anyValue(depth + 1)) } };
-      default: return { kvlistValue: { values: Array.from({ length: Math.floor(rnd() * 3) }, () => keyValue(depth + 1)) } };
-    }
-  };
-  const keyValue = (depth: number): Record<string, unknown> =>
-    ({ ...(maybe(0.9) ? { key: pick(keys) } : {}), ...(maybe(0.9) ? { value: anyValue(depth) } : {}) });
-  const attributes = () => Array.from({ length: Math.floor(rnd() * 4) }, () => keyValue(0));
-  const id = (bytes: number) => pick([Buffer.alloc(0), Buffer.alloc(bytes), Buffer.alloc(bytes, 0xab), Buffer.alloc(bytes - 1, 1)]);
-  const record = (): Record<string, unknown> => ({
-    ...(maybe(0.8) ? { timeUnixNano: pick(times) } : {}),
-    ...(maybe(0.5) ? { observedTimeUnixNano: pick(times) } : {}),
-    ...(maybe(0.7) ? { severityNumber: pick([0, 1, 9, 13, 17, 24, 99]) } : {}),
-    ...(maybe(0.5) ? { severityText: pick(['', 'INFO', 'warn']) } : {}),
-    ...(maybe(0.9) ? { body: anyValue(0) } : {}),
-    attributes: attributes(),
-    ...(maybe(0.6) ? { traceId: id(16) } : {}),
-    ...(maybe(0.6) ? { spanId: id(8) } : {}),
-    ...(maybe(0.3) ? { eventName: pick(['', 'click']) } : {}),
-  });
+  const nextRequest = logsRequests(7);
   for (let n = 0; n < 2_000; n++) {
-    const request = {
-      resourceLogs: Array.from({ length: 1 + Math.floor(rnd() * 2) }, () => ({
-        ...(maybe(0.8) ? { resource: { attributes: attributes() } } : {}),
-        scopeLogs: Array.from({ length: 1 + Math.floor(rnd() * 2) }, () => ({
-          ...(maybe(0.7) ? { scope: { ...(maybe(0.7) ? { name: 'lib' } : {}), ...(maybe(0.5) ? { version: '1.2' } : {}), attributes: attributes() } } : {}),
-          logRecords: Array.from({ length: Math.floor(rnd() * 4) }, record),
-        })),
-      })),
-    };
+    const request = nextRequest();
     const body = encodeMessage(OtlpTypes.ExportLogsServiceRequest, request);
     const want = parseOtlpLogs(body, PROTO_CT, NOW).batch.logs;
     const got = protoLogEntries(OtlpTypes.ExportLogsServiceRequest.decode(body), NOW);

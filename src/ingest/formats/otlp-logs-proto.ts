@@ -10,6 +10,7 @@ import type { Message } from 'protobufjs';
 import type { FieldValue, LogEntry } from '../../model/log-entry.js';
 import {
   bodyText, double, flatAttributes, hexId, int64, resourceContext, scopeFields, severityName, str, type Obj,
+  type ResourceContext,
 } from './otlp-common.js';
 import { copyFields, setField } from './fields.js';
 
@@ -82,29 +83,57 @@ export function protoLogEntries(request: Message, nowNs: bigint): LogEntry[] {
     for (const sl of listOf(rl, 'scopeLogs')) {
       const scope = scopeFields(sl, protoAnyValue);
       for (const r of listOf(sl, 'logRecords')) {
-        const time = fixed64(r.timeUnixNano);
-        const observed = fixed64(r.observedTimeUnixNano);
-        const severityNumber = typeof r.severityNumber === 'number' && Number.isInteger(r.severityNumber) ? r.severityNumber : 0;
         const fields = copyFields(copyFields({}, resource.fields), scope);
         flatAttributes(r.attributes, '', fields, protoAnyValue);
-        if (severityNumber > 0) fields['otel.severity_number'] = severityNumber;
-        const eventName = str(r.eventName);
-        if (eventName !== '') fields['event.name'] = eventName;
-        logs.push({
-          timeNs: time > 0n ? time : observed > 0n ? observed : nowNs,
-          observedNs: nowNs,
-          service: resource.service,
-          severity: str(r.severityText) || severityName(severityNumber),
-          msg: bodyText(protoAnyValue(r.body)),
-          traceId: hexId(own(r, 'traceId'), 16) ?? '',
-          spanId: hexId(own(r, 'spanId'), 8) ?? '',
-          stream: '',
+        logs.push(recordEntry({
+          time: fixed64(r.timeUnixNano),
+          observed: fixed64(r.observedTimeUnixNano),
+          severityNumber: typeof r.severityNumber === 'number' && Number.isInteger(r.severityNumber) ? r.severityNumber : 0,
+          severityText: str(r.severityText),
+          body: protoAnyValue(r.body),
           fields,
-        });
+          traceId: own(r, 'traceId'),
+          spanId: own(r, 'spanId'),
+          eventName: str(r.eventName),
+        }, resource, nowNs));
       }
     }
   }
   return logs;
+}
+
+/**
+ * A log record's parts as a protobuf reader gets them: ids still as bytes, and `fields` its resource's, then its
+ * scope's, then its attributes (the copies and flatAttributes of parseOtlpLogs's toLogEntry).
+ */
+export interface RecordParts {
+  time: bigint;
+  observed: bigint;
+  severityNumber: number;
+  severityText: string;
+  body: FieldValue;
+  fields: Record<string, FieldValue>;
+  traceId: unknown;
+  spanId: unknown;
+  eventName: string;
+}
+
+/** A record's entry, as parseOtlpLogs makes it. */
+export function recordEntry(r: RecordParts, resource: ResourceContext, nowNs: bigint): LogEntry {
+  const fields = r.fields;
+  if (r.severityNumber > 0) fields['otel.severity_number'] = r.severityNumber;
+  if (r.eventName !== '') fields['event.name'] = r.eventName;
+  return {
+    timeNs: r.time > 0n ? r.time : r.observed > 0n ? r.observed : nowNs,
+    observedNs: nowNs,
+    service: resource.service,
+    severity: r.severityText || severityName(r.severityNumber),
+    msg: bodyText(r.body),
+    traceId: hexId(r.traceId, 16) ?? '',
+    spanId: hexId(r.spanId, 8) ?? '',
+    stream: '',
+    fields,
+  };
 }
 
 function listOf(m: unknown, key: string): Obj[] {

@@ -30,6 +30,7 @@ import { copyFields } from './fields.js';
 import { OtlpTypes } from './otlp-proto.js';
 import { decodesCleanly } from './proto-walk.js';
 import { protoLogEntries } from './otlp-logs-proto.js';
+import { wireLogEntries } from './otlp-logs-wire.js';
 
 export function parseOtlpLogs(body: Buffer, headers: IncomingHttpHeaders, nowNs: bigint): ParsedBody {
   const encoding = otlpEncodingOf(headers, body);
@@ -154,9 +155,9 @@ function toLogEntry(record: unknown, resource: ResourceContext, scope: Record<st
 }
 
 /**
- * parseOtlpLogs's entries for a store that appends as it parses (IngestFormat.logWindows): the body is decoded when
- * its one window is read (a protobuf one without toObject's copy: otlp-logs-proto.ts), so a write holds one request's
- * entries at a time rather than all of its own. A body that no longer decodes (only a parser changed since it was
+ * parseOtlpLogs's entries for a store that appends as it parses (IngestFormat.logWindows): the body is read when its
+ * one window is (a protobuf one from the wire, otlp-logs-wire.ts, or decoded without toObject's copy,
+ * otlp-logs-proto.ts), so a write holds one request's entries at a time rather than all of its own. A body that no longer decodes (only a parser changed since it was
  * acknowledged could do that) gives none, reported to `onBad`.
  */
 export function otlpLogWindows(
@@ -165,7 +166,7 @@ export function otlpLogWindows(
   const entries = (): LogEntry[] => {
     try {
       return otlpEncodingOf(headers, body) === 'protobuf'
-        ? protoLogEntries(decodeOtlpProto(body, OtlpTypes.ExportLogsServiceRequest), nowNs)
+        ? wireLogEntries(body, nowNs) ?? protoLogEntries(decodeOtlpProto(body, OtlpTypes.ExportLogsServiceRequest), nowNs)
         : parseOtlpLogs(body, headers, nowNs).batch.logs;
     } catch (e) {
       onBad(e instanceof Error ? e.message : String(e));

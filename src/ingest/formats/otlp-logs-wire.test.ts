@@ -1,0 +1,71 @@
+// Reading OTLP protobuf logs from the wire (otlp-logs-wire.ts) gives exactly protoLogEntries's entries, or leaves the
+// body to the decoder: generated requests, bodies no exporter writes (fields given twice), and mutated bodies.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import protobuf from 'protobufjs';
+import { protoLogEntries } from './otlp-logs-proto.js';
+import { wireLogEntries } from './otlp-logs-wire.js';
+import { logsRequests } from './otlp-logs-requests.js';
+import { OtlpTypes, encodeMessage } from './otlp-proto.js';
+import { mulberry32 } from '../../testing/prng.js';
+
+const NOW = 1_800_000_000_000_000_000n;
+const { ExportLogsServiceRequest: Request } = OtlpTypes;
+
+const show = (request: unknown) => JSON.stringify(request, (_k, v: unknown) => (Buffer.isBuffer(v) ? v.toString('hex') : v));
+
+void test('generated requests read from the wire give protoLogEntries\'s entries (2,000 requests, none left to the decoder)', () => {
+  const nextRequest = logsRequests(11);
+  for (let n = 0; n < 2_000; n++) {
+    const request = nextRequest();
+    const body = encodeMessage(Request, request);
+    assert.deepEqual(wireLogEntries(body, NOW), protoLogEntries(Request.decode(body), NOW), `request ${n}: ${show(request)}`);
+  }
+});
+
+/** `body` with the raw field `field` (wire type 2) holding `bytes` appended to the message at [start, end). */
+function withField(body: Buffer, field: number, bytes: Buffer): Buffer {
+  const w = protobuf.Writer.create();
+  w.uint32((field << 3) | 2).bytes(bytes);
+  return Buffer.concat([body, Buffer.from(w.finish())]);
+}
+
+void test('a message field or AnyValue member given twice is left to the decoder', () => {
+  const value = (v: Record<string, unknown>) => encodeMessage(OtlpTypes.AnyValue, v);
+  const record = (extra: Buffer) => withField(encodeMessage(OtlpTypes.LogRecord, { body: { stringValue: 'first' } }), 5, extra);
+  const requestOf = (logRecord: Buffer) => {
+    const scopeLogs = withField(Buffer.alloc(0), 2, logRecord);
+    const resourceLogs = withField(Buffer.alloc(0), 2, scopeLogs);
+    return withField(Buffer.alloc(0), 1, resourceLogs);
+  };
+  // A second body: protobufjs decodes it into the first message (here the later member wins; lists would be joined).
+  const twice = requestOf(record(value({ intValue: 5 })));
+  assert.equal(wireLogEntries(twice, NOW), null);
+  assert.equal(protoLogEntries(Request.decode(twice), NOW)[0]?.msg, '5');
+  // Two members in one AnyValue.
+  const twoMembers = requestOf(withField(Buffer.alloc(0), 5, Buffer.concat([value({ stringValue: 'a' }), value({ boolValue: true })])));
+  assert.equal(wireLogEntries(twoMembers, NOW), null);
+  // The plain request reads.
+  assert.equal(wireLogEntries(requestOf(encodeMessage(OtlpTypes.LogRecord, { body: { stringValue: 'only' } })), NOW)?.[0]?.msg, 'only');
+});
+
+void test('mutated bodies: where the decoder reads one, the wire gives its entries or leaves it to the decoder (4,000 bodies)', () => {
+  const nextRequest = logsRequests(5);
+  const rnd = mulberry32(3);
+  let compared = 0;
+  for (let n = 0; n < 4_000; n++) {
+    const bytes = Buffer.from(encodeMessage(Request, nextRequest()));
+    for (let k = 0; k < 1 + Math.floor(rnd() * 2) && bytes.length > 0; k++) bytes[Math.floor(rnd() * bytes.length)] = Math.floor(rnd() * 256);
+    let want;
+    try {
+      want = protoLogEntries(Request.decode(bytes), NOW);
+    } catch {
+      continue;
+    }
+    const got = wireLogEntries(bytes, NOW);
+    if (got === null) continue;
+    compared++;
+    assert.deepEqual(got, want, `body ${bytes.toString('hex')}`);
+  }
+  assert.ok(compared > 400, `${compared} mutated bodies were read from the wire and compared`);
+});
