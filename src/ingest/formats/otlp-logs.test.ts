@@ -127,6 +127,15 @@ void test('an unreadable id is dropped but the record is kept; an attribute name
   assert.equal(Object.getOwnPropertyDescriptor(e.fields, '__proto__')?.value, 'p');
 });
 
+void test('an attribute named __proto__ whose value is a list is kept as its JSON text, like any other list', () => {
+  const tree = { resourceLogs: [{ scopeLogs: [{ logRecords: [{ body: { stringValue: 'x' },
+    attributes: [{ key: '__proto__', value: { arrayValue: { values: [{ intValue: 1 }, { stringValue: 'b' }] } } }] }] }] }] };
+  for (const [b, ct] of [[Buffer.from(JSON.stringify(tree)), JSON_CT], [protoBody(tree), PROTO_CT]] as const) {
+    const [e] = parseOtlpLogs(b, ct, NOW_NS).batch.logs;
+    assert.equal(Object.getOwnPropertyDescriptor(e?.fields, '__proto__')?.value, '[1,"b"]');
+  }
+});
+
 void test('a resource attribute named __proto__ is copied into each record as data (copyFields), in both encodings', () => {
   const body = Buffer.from(JSON.stringify({ resourceLogs: [{
     resource: { attributes: [{ key: '__proto__', value: { stringValue: 'r' } }, { key: 'service.name', value: { stringValue: 's' } }] },
