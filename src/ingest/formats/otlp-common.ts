@@ -10,7 +10,7 @@ import type { RequestContext } from '../../front-doors/context.js';
 import { sendJson } from '../../front-doors/reply.js';
 import type { FieldValue } from '../../model/log-entry.js';
 import { setField } from './fields.js';
-import { encodeMessage } from './otlp-proto.js';
+import { OtlpTypes, encodeMessage } from './otlp-proto.js';
 import { utf8Text } from '../utf8-text.js';
 
 export type OtlpEncoding = 'json' | 'protobuf';
@@ -239,6 +239,18 @@ export function flatAttributes(
 export function bodyText(v: FieldValue): string {
   if (v === null) return '';
   return typeof v === 'string' ? v : JSON.stringify(v);
+}
+
+/** Where a message lies in a body, as a walk found it (proto-walk.ts); undefined when it is absent. */
+export type ByteRange = readonly [number, number] | undefined;
+
+/**
+ * The Resource message at `range` of `body` decoded as the request's decode gives it, and as toObject copies it; for
+ * the counts that walk a body and read only its resources (the `rum` signal).
+ */
+export function resourceAt(body: Buffer, range: ByteRange): Record<string, unknown> | undefined {
+  if (range === undefined) return undefined;
+  return OtlpTypes.Resource.toObject(OtlpTypes.Resource.decode(body.subarray(range[0], range[1])), { longs: String });
 }
 
 /** What every record of one ResourceLogs/ResourceSpans shares. */

@@ -24,7 +24,7 @@ import { pickAtRandom, type LogWindows } from '../../model/batch.js';
 import {
   RecordRejected, Rejections, anyValue, bodyText, containersOf, decodeOtlpBody, decodeOtlpProto, enumValue, flatAttributes, get,
   hexId, isObj, listOf, nanos, otlpEncodingOf, otlpReplyData, resourceContext, scopeFields, sendOtlpReply,
-  severityName, str, SEVERITY_NAMES, type ResourceContext,
+  resourceAt, severityName, str, SEVERITY_NAMES, type ByteRange, type ResourceContext,
 } from './otlp-common.js';
 import { copyFields } from './fields.js';
 import { OtlpTypes } from './otlp-proto.js';
@@ -101,21 +101,21 @@ const { ExportLogsServiceRequest, ResourceLogs, ScopeLogs, Resource } = OtlpType
 /** The outline from the wire, decoding only the resources; null when the walk is not sure the body decodes. */
 function walkLogsRequest(body: Buffer): LogsRequestOutline | null {
   let records = 0;
-  const resourceSpans: ([number, number] | undefined)[] = [];
-  let resource: [number, number] | undefined;
+  const resourceRanges: ByteRange[] = [];
+  let resource: ByteRange;
   const clean = decodesCleanly(body, ExportLogsServiceRequest, (type, field, start, end) => {
     if (type === ScopeLogs && field === 2) records++;
     else if (type === ResourceLogs && field === 1) resource = [start, end]; // the decoder keeps the last one
     else if (type === ExportLogsServiceRequest && field === 1) {
       // Visited after its own fields, so `resource` is this ResourceLogs' own.
-      resourceSpans.push(resource);
+      resourceRanges.push(resource);
       resource = undefined;
     }
   });
   if (!clean) return null;
   return {
     records,
-    resources: resourceSpans.map((span) => (span ? resourceObject(Resource.decode(body.subarray(span[0], span[1]))) : undefined)),
+    resources: resourceRanges.map((range) => resourceAt(body, range)),
   };
 }
 
@@ -124,11 +124,10 @@ function decodeLogsRequest(body: Buffer): LogsRequestOutline {
   const request = decodeOtlpProto(body, ExportLogsServiceRequest) as unknown as ProtoLogsRequest;
   let records = 0;
   for (const rl of request.resourceLogs) for (const sl of rl.scopeLogs) records += sl.logRecords.length;
-  return { records, resources: request.resourceLogs.map((rl) => (rl.resource ? resourceObject(rl.resource) : undefined)) };
-}
-
-function resourceObject(resource: Message): Record<string, unknown> {
-  return Resource.toObject(resource, { longs: String });
+  return {
+    records,
+    resources: request.resourceLogs.map((rl) => (rl.resource ? Resource.toObject(rl.resource, { longs: String }) : undefined)),
+  };
 }
 
 function toLogEntry(record: unknown, resource: ResourceContext, scope: Record<string, FieldValue>, nowNs: bigint): LogEntry {

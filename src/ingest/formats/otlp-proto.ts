@@ -192,6 +192,8 @@ export const OtlpTypes = {
   ResourceLogs: otlpType('opentelemetry.proto.logs.v1.ResourceLogs'),
   ScopeLogs: otlpType('opentelemetry.proto.logs.v1.ScopeLogs'),
   Span: otlpType('opentelemetry.proto.trace.v1.Span'),
+  ResourceSpans: otlpType('opentelemetry.proto.trace.v1.ResourceSpans'),
+  ScopeSpans: otlpType('opentelemetry.proto.trace.v1.ScopeSpans'),
   ExportLogsServiceRequest: otlpType('opentelemetry.proto.collector.logs.v1.ExportLogsServiceRequest'),
   ExportLogsServiceResponse: otlpType('opentelemetry.proto.collector.logs.v1.ExportLogsServiceResponse'),
   ExportTraceServiceRequest: otlpType('opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest'),

@@ -2,7 +2,9 @@
 // status, the same data as protobuf, rejected spans, replies and malformed bodies.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { otlpTracesFormat, parseOtlpTraces } from './otlp-traces.js';
+import { countOtlpTraces, otlpTracesFormat, parseOtlpTraces } from './otlp-traces.js';
+import { ServiceError } from '../../errors.js';
+import { mulberry32 } from '../../testing/prng.js';
 import { OtlpTypes, encodeMessage } from './otlp-proto.js';
 import { NOW_NS, fixture, json, rejects400, replyOf } from '../../../test/fixtures/ingest-formats/kit.js';
 
@@ -118,4 +120,48 @@ void test('malformed trace bodies are 400', async () => {
     /resourceSpans\.scopeSpans must be an array/);
   await rejects400(() => parseOtlpTraces(Buffer.from([0x0a, 0x05, 0x12]), PROTO_CT, NOW_NS),
     /does not decode as ExportTraceServiceRequest/);
+});
+
+/** What parse or count makes of a body, as text: the counts, signal and reply data, or the refusal. */
+function outcome(run: () => { entries: number; signal: string; replyData?: unknown }): string {
+  try {
+    const r = run();
+    return `ok ${r.entries} ${r.signal} ${JSON.stringify(r.replyData)}`;
+  } catch (e) {
+    return e instanceof ServiceError ? `${e.status} ${e.detail}` : `threw ${String(e)}`;
+  }
+}
+
+void test('countOtlpTraces (the request thread) gives what parseOtlpTraces does, or its refusal: generated and mutated bodies', () => {
+  const rnd = mulberry32(21);
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)] as T;
+  const id = (bytes: number) => pick([Buffer.alloc(0), Buffer.alloc(bytes), Buffer.alloc(bytes, 7), Buffer.alloc(bytes - 1, 7), Buffer.alloc(bytes + 1, 7)]);
+  const span = () => ({
+    ...(rnd() < 0.95 ? { traceId: id(16) } : {}), ...(rnd() < 0.95 ? { spanId: id(8) } : {}), name: 'op', kind: pick([0, 2, 9]),
+    startTimeUnixNano: pick(['0', '1700000000000000000']), endTimeUnixNano: '1700000000000000001',
+    attributes: [{ key: 'k', value: { intValue: 1 } }], events: [{ name: 'e', attributes: [] }],
+    links: [{ traceId: id(16), spanId: id(8) }], status: { code: pick([0, 1, 2]), message: 'm' },
+  });
+  const resource = () => (rnd() < 0.8 ? { resource: { attributes: [{ key: 'telemetry.sdk.language', value: { stringValue: pick(['webjs', 'go']) } }] } } : {});
+  const bodies: { body: Buffer; headers: Record<string, string> }[] = [];
+  for (let n = 0; n < 300; n++) {
+    const tree = { resourceSpans: Array.from({ length: Math.floor(rnd() * 3) }, () => ({
+      ...resource(), scopeSpans: Array.from({ length: 1 + Math.floor(rnd() * 2) }, () => ({ scope: { name: 's' }, spans: Array.from({ length: Math.floor(rnd() * 4) }, span) })),
+    })) };
+    const body = encodeMessage(OtlpTypes.ExportTraceServiceRequest, tree);
+    bodies.push({ body, headers: PROTO_CT });
+    const mutated = Buffer.from(body);
+    if (mutated.length > 0) for (let k = 0; k < 1 + Math.floor(rnd() * 2); k++) mutated[Math.floor(rnd() * mutated.length)] = Math.floor(rnd() * 256);
+    bodies.push({ body: mutated, headers: PROTO_CT }, { body: mutated.subarray(0, Math.floor(rnd() * mutated.length)), headers: PROTO_CT });
+  }
+  const seen = new Set<string>();
+  for (const { body, headers } of bodies) {
+    const parsed = outcome(() => {
+      const p = parseOtlpTraces(body, headers, NOW_NS);
+      return { entries: p.batch.spans.length, signal: p.signal, replyData: p.replyData };
+    });
+    assert.equal(outcome(() => countOtlpTraces(body, headers, NOW_NS)), parsed, `body ${body.toString('hex')}`);
+    seen.add(parsed.startsWith('ok') ? (parsed.includes('rejected') && !parsed.includes('"rejected":0') ? 'rejections' : parsed.split(' ')[2] ?? '') : 'refused');
+  }
+  assert.deepEqual([...seen].sort(), ['refused', 'rejections', 'rum', 'traces'], 'every outcome is exercised');
 });

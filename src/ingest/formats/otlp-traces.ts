@@ -9,16 +9,17 @@
 // A span without a readable trace_id and span_id cannot be stored: it is counted in
 // partial_success.rejected_spans and the rest are kept. Signal: `rum` for browser resources (webjs).
 import type { IncomingHttpHeaders } from 'node:http';
-import type { IngestFormat, ParsedBody } from '../format.js';
+import type { CountedBody, IngestFormat, ParsedBody } from '../format.js';
 import type { FieldValue } from '../../model/log-entry.js';
 import type { Span, SpanEvent, SpanLink } from '../../model/span.js';
 import {
   RecordRejected, Rejections, containersOf, decodeOtlpBody, enumValue, flatAttributes, get, hexId, isObj, listOf,
   nanos, otlpEncodingOf, otlpReplyData, resourceContext, scopeFields, sendOtlpReply, str, SPAN_KINDS,
-  STATUS_CODES, type Obj, type ResourceContext,
+  STATUS_CODES, resourceAt, type ByteRange, type Obj, type ResourceContext,
 } from './otlp-common.js';
 import { copyFields } from './fields.js';
 import { OtlpTypes } from './otlp-proto.js';
+import { decodesCleanly } from './proto-walk.js';
 
 export function parseOtlpTraces(body: Buffer, headers: IncomingHttpHeaders, nowNs: bigint): ParsedBody {
   const encoding = otlpEncodingOf(headers, body);
@@ -49,12 +50,73 @@ export function parseOtlpTraces(body: Buffer, headers: IncomingHttpHeaders, nowN
   };
 }
 
-function requiredId(o: Obj, key: string, bytes: 8 | 16): string {
+function requiredId(o: Obj, key: 'traceId' | 'spanId', bytes: 8 | 16): string {
   const id = hexId(get(o, key), bytes);
-  if (id === null || id === '') {
-    throw new RecordRejected(`a span has ${id === null ? 'an unreadable' : 'no'} ${key} (want ${bytes * 2} hex chars)`);
-  }
+  if (id === null || id === '') throw idRejected(id === null ? 'an unreadable' : 'no', key, bytes);
   return id;
+}
+
+function idRejected(what: 'an unreadable' | 'no', key: 'traceId' | 'spanId', bytes: 8 | 16): RecordRejected {
+  return new RecordRejected(`a span has ${what} ${key} (want ${bytes * 2} hex chars)`);
+}
+
+/**
+ * What parseOtlpTraces gives, without the spans (IngestFormat.count): a protobuf body is walked, not decoded
+ * (proto-walk.ts), and a span is rejected exactly when requiredId would reject it, from its id fields' bytes (the
+ * last of each, as the decoder keeps). A body the walk is not sure of, and a JSON one, is parsed.
+ */
+export function countOtlpTraces(body: Buffer, headers: IncomingHttpHeaders, nowNs: bigint): CountedBody {
+  const encoding = otlpEncodingOf(headers, body);
+  const walked = encoding === 'protobuf' ? walkTracesRequest(body) : null;
+  if (walked === null) {
+    const parsed = parseOtlpTraces(body, headers, nowNs);
+    const n = parsed.batch.spans.length;
+    return { entries: n, rows: n, signal: parsed.signal, replyData: parsed.replyData };
+  }
+  const { spans, rejections, resources } = walked;
+  const browser = resources.filter((range) => resourceContext({ resource: resourceAt(body, range) }).rum).length;
+  return {
+    entries: spans,
+    rows: spans,
+    signal: resources.length > 0 && browser === resources.length ? 'rum' : 'traces',
+    replyData: otlpReplyData(encoding, rejections, 'spans'),
+  };
+}
+
+/** Spans kept and rejected, and each ResourceSpans' resource bytes; null when the walk is not sure the body decodes. */
+function walkTracesRequest(body: Buffer): { spans: number; rejections: Rejections; resources: ByteRange[] } | null {
+  const { ExportTraceServiceRequest, ResourceSpans, ScopeSpans, Span: SpanType } = OtlpTypes;
+  const rejections = new Rejections();
+  const resources: ByteRange[] = [];
+  let spans = 0;
+  let resource: ByteRange;
+  let traceId: ByteRange;
+  let spanId: ByteRange;
+  const clean = decodesCleanly(body, ExportTraceServiceRequest, (type, field, start, end) => {
+    if (type === SpanType) {
+      if (field === 1) traceId = [start, end];
+      else if (field === 2) spanId = [start, end];
+    } else if (type === ScopeSpans && field === 2) {
+      // A span's own visit comes after its fields'.
+      const rejected = idProblem(body, traceId, 'traceId', 16) ?? idProblem(body, spanId, 'spanId', 8);
+      if (rejected) rejections.add(rejected);
+      else spans++;
+      traceId = spanId = undefined;
+    } else if (type === ResourceSpans && field === 1) resource = [start, end];
+    else if (type === ExportTraceServiceRequest && field === 1) {
+      resources.push(resource);
+      resource = undefined;
+    }
+  });
+  return clean ? { spans, rejections, resources } : null;
+}
+
+/** requiredId's rejection of the id bytes at `at` (absent, empty or all zero: none; another length: unreadable). */
+function idProblem(body: Buffer, at: ByteRange, key: 'traceId' | 'spanId', bytes: 8 | 16): RecordRejected | null {
+  if (at === undefined || at[0] === at[1]) return idRejected('no', key, bytes);
+  if (at[1] - at[0] !== bytes) return idRejected('an unreadable', key, bytes);
+  for (let i = at[0]; i < at[1]; i++) if (body[i] !== 0) return null;
+  return idRejected('no', key, bytes);
 }
 
 function toSpan(raw: unknown, resource: ResourceContext, scope: Record<string, FieldValue>, nowNs: bigint): Span {
@@ -110,6 +172,7 @@ export const otlpTracesFormat: IngestFormat = {
   name: 'otlp',
   walKey: 'otlp-traces',
   parse: (body, req) => parseOtlpTraces(body, req.headers, req.nowNs),
+  count: (body, req) => countOtlpTraces(body, req.headers, req.nowNs),
   reply: (ctx, accepted, parsed) =>
     sendOtlpReply(ctx, accepted, parsed.replyData, OtlpTypes.ExportTraceServiceResponse, 'rejectedSpans'),
 };
