@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { parseOtlpLogs } from './otlp-logs.js';
 import { protoLogEntries } from './otlp-logs-proto.js';
 import { OtlpTypes, encodeMessage } from './otlp-proto.js';
-import { logsRequests } from './otlp-logs-requests.js';
+import { logsRequests } from './otlp-test-requests.js';
 
 const NOW = 1_800_000_000_000_000_000n;
 const PROTO_CT = { 'content-type': 'application/x-protobuf' };

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import protobuf from 'protobufjs';
 import { protoLogEntries } from './otlp-logs-proto.js';
 import { wireLogEntries } from './otlp-logs-wire.js';
-import { logsRequests } from './otlp-logs-requests.js';
+import { logsRequests } from './otlp-test-requests.js';
 import { OtlpTypes, encodeMessage } from './otlp-proto.js';
 import { mulberry32 } from '../../testing/prng.js';
 

@@ -2,7 +2,9 @@
 // status, the same data as protobuf, rejected spans, replies and malformed bodies.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { countOtlpTraces, otlpTracesFormat, parseOtlpTraces } from './otlp-traces.js';
+import { countOtlpTraces, otlpTracesFormat, parseOtlpTraces, tracesFromTree } from './otlp-traces.js';
+import { wireTraces } from './otlp-traces-wire.js';
+import { tracesRequests } from './otlp-test-requests.js';
 import { ServiceError } from '../../errors.js';
 import { mulberry32 } from '../../testing/prng.js';
 import { OtlpTypes, encodeMessage } from './otlp-proto.js';
@@ -164,4 +166,27 @@ void test('countOtlpTraces (the request thread) gives what parseOtlpTraces does,
     seen.add(parsed.startsWith('ok') ? (parsed.includes('rejected') && !parsed.includes('"rejected":0') ? 'rejections' : parsed.split(' ')[2] ?? '') : 'refused');
   }
   assert.deepEqual([...seen].sort(), ['refused', 'rejections', 'rum', 'traces'], 'every outcome is exercised');
+});
+
+void test('protobuf read from the wire gives the tree reading\'s spans, rejections and signal: 2,000 generated and 3,000 mutated requests', () => {
+  const nextRequest = tracesRequests(17);
+  const rnd = mulberry32(4);
+  let fromWire = 0;
+  for (let n = 0; n < 5_000; n++) {
+    const body = Buffer.from(encodeMessage(OtlpTypes.ExportTraceServiceRequest, nextRequest()));
+    if (n >= 2_000 && body.length > 0) body[Math.floor(rnd() * body.length)] = Math.floor(rnd() * 256);
+    let want;
+    try {
+      want = tracesFromTree(body, PROTO_CT, NOW_NS);
+    } catch {
+      continue;
+    }
+    if (wireTraces(body, NOW_NS) !== null) fromWire++;
+    const got = parseOtlpTraces(body, PROTO_CT, NOW_NS);
+    assert.deepEqual(got, want, `request ${n}: ${body.toString('hex')}`);
+    // The store writes attributes as JSON text, so their key order must match too.
+    const text = (p: unknown) => JSON.stringify(p, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v));
+    assert.equal(text(got), text(want), `request ${n}: key order`);
+  }
+  assert.ok(fromWire > 2_300, `${fromWire} requests were read from the wire`);
 });

@@ -20,8 +20,24 @@ import {
 import { copyFields } from './fields.js';
 import { OtlpTypes } from './otlp-proto.js';
 import { decodesCleanly } from './proto-walk.js';
+import { idRejected, requiredId, wireTraces } from './otlp-traces-wire.js';
 
 export function parseOtlpTraces(body: Buffer, headers: IncomingHttpHeaders, nowNs: bigint): ParsedBody {
+  const encoding = otlpEncodingOf(headers, body);
+  const wire = encoding === 'protobuf' ? wireTraces(body, nowNs) : null;
+  if (wire === null) return tracesFromTree(body, headers, nowNs);
+  return {
+    batch: { logs: [], spans: wire.spans },
+    signal: wire.resources > 0 && wire.browser === wire.resources ? 'rum' : 'traces',
+    replyData: otlpReplyData(encoding, wire.rejections, 'spans'),
+  };
+}
+
+/**
+ * parseOtlpTraces by decoding the body into an OTLP/JSON-shaped tree (a JSON body is one already): every JSON body,
+ * and a protobuf one the wire reader (otlp-traces-wire.ts) leaves to the decoder.
+ */
+export function tracesFromTree(body: Buffer, headers: IncomingHttpHeaders, nowNs: bigint): ParsedBody {
   const encoding = otlpEncodingOf(headers, body);
   const request = decodeOtlpBody(body, encoding, OtlpTypes.ExportTraceServiceRequest);
   const spans: Span[] = [];
@@ -48,16 +64,6 @@ export function parseOtlpTraces(body: Buffer, headers: IncomingHttpHeaders, nowN
     signal: resources > 0 && browser === resources ? 'rum' : 'traces',
     replyData: otlpReplyData(encoding, rejections, 'spans'),
   };
-}
-
-function requiredId(o: Obj, key: 'traceId' | 'spanId', bytes: 8 | 16): string {
-  const id = hexId(get(o, key), bytes);
-  if (id === null || id === '') throw idRejected(id === null ? 'an unreadable' : 'no', key, bytes);
-  return id;
-}
-
-function idRejected(what: 'an unreadable' | 'no', key: 'traceId' | 'spanId', bytes: 8 | 16): RecordRejected {
-  return new RecordRejected(`a span has ${what} ${key} (want ${bytes * 2} hex chars)`);
 }
 
 /**
@@ -121,8 +127,8 @@ function idProblem(body: Buffer, at: ByteRange, key: 'traceId' | 'spanId', bytes
 
 function toSpan(raw: unknown, resource: ResourceContext, scope: Record<string, FieldValue>, nowNs: bigint): Span {
   if (!isObj(raw)) throw new RecordRejected('a span is not an object');
-  const traceId = requiredId(raw, 'traceId', 16);
-  const spanId = requiredId(raw, 'spanId', 8);
+  const traceId = requiredId(get(raw, 'traceId'), 'traceId', 16);
+  const spanId = requiredId(get(raw, 'spanId'), 'spanId', 8);
   const start = nanos(get(raw, 'startTimeUnixNano'), 'startTimeUnixNano');
   const end = nanos(get(raw, 'endTimeUnixNano'), 'endTimeUnixNano');
   const startNs = start > 0n ? start : nowNs;

@@ -1,10 +1,10 @@
-// Random OTLP logs requests for the tests that hold a reader of protobuf logs to parseOtlpLogs: every AnyValue kind,
-// 64-bit edges, unset and explicitly default fields, odd ids and keys (a `__proto__` one, an empty one).
+// Random OTLP logs and traces requests for the tests that hold the protobuf readers (decoded messages, the wire) to the
+// tree readers: every AnyValue kind, 64-bit edges, unset and explicitly default fields, odd ids and keys (a
+// `__proto__` one, an empty one).
 import { mulberry32 } from '../../testing/prng.js';
 
-/** A generator of ExportLogsServiceRequest trees (protobufjs input: camelCase keys, 64-bit values as text). */
-export function logsRequests(seed: number): () => Record<string, unknown> {
-  const rnd = mulberry32(seed);
+/** The pieces both signals' requests are made of, drawn from `rnd`. */
+function otlpPieces(rnd: () => number) {
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)] as T;
   const maybe = (p: number) => rnd() < p;
   const ints = ['0', '1', '-1', '5', '2147483647', '2147483648', '-2147483648', '-2147483649', '4294967296',
@@ -27,6 +27,12 @@ export function logsRequests(seed: number): () => Record<string, unknown> {
     ({ ...(maybe(0.9) ? { key: pick(keys) } : {}), ...(maybe(0.9) ? { value: anyValue(depth) } : {}) });
   const attributes = () => Array.from({ length: Math.floor(rnd() * 4) }, () => keyValue(0));
   const id = (bytes: number) => pick([Buffer.alloc(0), Buffer.alloc(bytes), Buffer.alloc(bytes, 0xab), Buffer.alloc(bytes - 1, 1)]);
+  return { rnd, pick, maybe, times, anyValue, attributes, id };
+}
+
+/** A generator of ExportLogsServiceRequest trees (protobufjs input: camelCase keys, 64-bit values as text). */
+export function logsRequests(seed: number): () => Record<string, unknown> {
+  const { rnd, pick, maybe, times, anyValue, attributes, id } = otlpPieces(mulberry32(seed));
   const record = (): Record<string, unknown> => ({
     ...(maybe(0.8) ? { timeUnixNano: pick(times) } : {}),
     ...(maybe(0.5) ? { observedTimeUnixNano: pick(times) } : {}),
@@ -44,6 +50,39 @@ export function logsRequests(seed: number): () => Record<string, unknown> {
       scopeLogs: Array.from({ length: 1 + Math.floor(rnd() * 2) }, () => ({
         ...(maybe(0.7) ? { scope: { ...(maybe(0.7) ? { name: 'lib' } : {}), ...(maybe(0.5) ? { version: '1.2' } : {}), attributes: attributes() } } : {}),
         logRecords: Array.from({ length: Math.floor(rnd() * 4) }, record),
+      })),
+    })),
+  });
+}
+
+/** A generator of ExportTraceServiceRequest trees: spans with every id shape, events, links, status and trace state. */
+export function tracesRequests(seed: number): () => Record<string, unknown> {
+  const { rnd, pick, maybe, times, attributes, id } = otlpPieces(mulberry32(seed));
+  const span = (): Record<string, unknown> => ({
+    ...(maybe(0.95) ? { traceId: id(16) } : {}),
+    ...(maybe(0.95) ? { spanId: id(8) } : {}),
+    ...(maybe(0.5) ? { parentSpanId: id(8) } : {}),
+    ...(maybe(0.3) ? { traceState: pick(['', 'k=v']) } : {}),
+    ...(maybe(0.8) ? { name: pick(['', 'GET /x']) } : {}),
+    ...(maybe(0.7) ? { kind: pick([0, 2, 5, 9]) } : {}),
+    ...(maybe(0.8) ? { startTimeUnixNano: pick(times) } : {}),
+    ...(maybe(0.8) ? { endTimeUnixNano: pick(times) } : {}),
+    attributes: attributes(),
+    events: Array.from({ length: Math.floor(rnd() * 3) }, () => ({
+      ...(maybe(0.7) ? { timeUnixNano: pick(times) } : {}), ...(maybe(0.7) ? { name: 'e' } : {}), attributes: attributes(),
+    })),
+    links: Array.from({ length: Math.floor(rnd() * 3) }, () => ({
+      ...(maybe(0.9) ? { traceId: id(16) } : {}), ...(maybe(0.9) ? { spanId: id(8) } : {}),
+      ...(maybe(0.3) ? { traceState: 'a=b' } : {}), attributes: attributes(),
+    })),
+    ...(maybe(0.6) ? { status: { ...(maybe(0.7) ? { code: pick([0, 1, 2]) } : {}), ...(maybe(0.5) ? { message: pick(['', 'bad']) } : {}) } } : {}),
+  });
+  return () => ({
+    resourceSpans: Array.from({ length: 1 + Math.floor(rnd() * 2) }, () => ({
+      ...(maybe(0.8) ? { resource: { attributes: attributes() } } : {}),
+      scopeSpans: Array.from({ length: 1 + Math.floor(rnd() * 2) }, () => ({
+        ...(maybe(0.7) ? { scope: { ...(maybe(0.7) ? { name: 'lib' } : {}), ...(maybe(0.5) ? { version: '1.2' } : {}), attributes: attributes() } } : {}),
+        spans: Array.from({ length: Math.floor(rnd() * 4) }, span),
       })),
     })),
   });

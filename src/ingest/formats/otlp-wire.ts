@@ -1,0 +1,243 @@
+// The OTLP protobuf messages that logs and traces share, read straight from the wire (issue 12 item 2): a cursor
+// over a body proto-walk.ts has checked, KeyValues, AnyValues and the instrumentation scope, each read as the
+// decoded-message readers read protobufjs's messages (otlp-logs-proto.ts protoAnyValue, otlp-common.ts anyValue).
+// A message field or AnyValue member given twice makes a body "not plain" (NotPlain): protobufjs merges the second
+// into the first, which is left to it (otlp-logs-wire.ts, otlp-traces-wire.ts).
+import type { FieldValue } from '../../model/log-entry.js';
+import { double, int64, type Obj } from './otlp-common.js';
+import { setField } from './fields.js';
+
+/** A key and its value, read: what flatAttributes takes, with `read` the identity. */
+export interface KeyValue {
+  key: string;
+  value: FieldValue;
+}
+
+/** Thrown when a body is not plain (see the header): the caller decodes it instead. */
+export class NotPlain extends Error {}
+
+export const asRead = (v: unknown): FieldValue => v as FieldValue;
+
+/** InstrumentationScope as scopeFields reads it: name, version, attributes. */
+export function readScope(wire: Wire, end: number): Obj {
+  let name = '';
+  let version = '';
+  const attributes: KeyValue[] = [];
+  while (wire.pos < end) {
+    const tag = wire.tag();
+    if (tag === ((1 << 3) | 2)) name = wire.string();
+    else if (tag === ((2 << 3) | 2)) version = wire.string();
+    else if (tag === ((3 << 3) | 2)) attributes.push(readKeyValue(wire, wire.end()));
+    else wire.skip(tag);
+  }
+  return { name, version, attributes };
+}
+
+/** The KeyValues of field `field` of the message ending at `end` (Resource.attributes is 1). */
+export function readAttributesOf(wire: Wire, end: number, field: number): KeyValue[] {
+  const attributes: KeyValue[] = [];
+  while (wire.pos < end) {
+    const tag = wire.tag();
+    if (tag === ((field << 3) | 2)) attributes.push(readKeyValue(wire, wire.end()));
+    else wire.skip(tag);
+  }
+  return attributes;
+}
+
+export function readKeyValue(wire: Wire, end: number): KeyValue {
+  let key = '';
+  let value: FieldValue = null;
+  let hasValue = false;
+  while (wire.pos < end) {
+    const tag = wire.tag();
+    if (tag === ((1 << 3) | 2)) key = wire.key();
+    else if (tag === ((2 << 3) | 2)) {
+      if (hasValue) throw new NotPlain();
+      hasValue = true;
+      value = readAnyValue(wire, wire.end());
+    } else wire.skip(tag);
+  }
+  return { key, value };
+}
+
+/** An AnyValue as protoAnyValue reads the decoded message: its one member, or null when none is set. */
+export function readAnyValue(wire: Wire, end: number): FieldValue {
+  let value: FieldValue = null;
+  let members = 0;
+  while (wire.pos < end) {
+    const tag = wire.tag();
+    const field = tag >>> 3;
+    if (field >= 1 && field <= 7) {
+      if (++members > 1) throw new NotPlain();
+    }
+    switch (tag) {
+      case (1 << 3) | 2: value = wire.string(); break;
+      case (2 << 3) | 0: value = wire.bool(); break;
+      case (3 << 3) | 0: value = wire.int64(); break;
+      case (4 << 3) | 1: value = double(wire.double()); break;
+      case (5 << 3) | 2: value = readValues(wire, wire.end()); break;
+      case (6 << 3) | 2: value = readKvlist(wire, wire.end()); break;
+      case (7 << 3) | 2: value = wire.base64(); break;
+      default: wire.skip(tag);
+    }
+  }
+  return value;
+}
+
+/** ArrayValue: its values in order. */
+function readValues(wire: Wire, end: number): FieldValue {
+  const values: FieldValue[] = [];
+  while (wire.pos < end) {
+    const tag = wire.tag();
+    if (tag === ((1 << 3) | 2)) values.push(readAnyValue(wire, wire.end()));
+    else wire.skip(tag);
+  }
+  return values;
+}
+
+/** KeyValueList: an object of its keys, later ones winning, a `__proto__` key as data. */
+function readKvlist(wire: Wire, end: number): FieldValue {
+  const out: Record<string, FieldValue> = {};
+  for (const { key, value } of readAttributesOf(wire, end, 1)) setField(out, key, value);
+  return out;
+}
+
+/** Keys of at most this many bytes are cached, at most MAX_CACHED_KEYS of them (then the cache starts again). */
+const MAX_CACHED_KEY = 64;
+const MAX_CACHED_KEYS = 4096;
+/** Decoded keys by a hash of their bytes (FNV-1a), with the bytes to confirm a match. */
+const keyCache = new Map<number, { bytes: Uint8Array; text: string }>();
+
+/** A cursor over a body proto-walk.ts has checked: every read below stays inside its message. */
+export class Wire {
+  pos = 0;
+
+  constructor(private readonly buf: Buffer) {}
+
+  /** A tag (field number and wire type): at most 4 bytes, as the walk allows. */
+  tag(): number {
+    return this.varint32() >>> 0;
+  }
+
+  /** Reads a length and gives where the field it prefixes ends. */
+  end(): number {
+    const length = this.varint32() >>> 0;
+    return this.pos + length;
+  }
+
+  /** A varint's low 32 bits, as protobufjs's int32/uint32 read them. */
+  varint32(): number {
+    let value = 0;
+    for (let shift = 0; ; shift += 7) {
+      const b = this.buf[this.pos++] ?? 0;
+      if (shift < 32) value |= (b & 0x7f) << shift;
+      if (b < 0x80) return value;
+    }
+  }
+
+  int32(): number {
+    return this.varint32() | 0;
+  }
+
+  bool(): boolean {
+    let value = false;
+    for (;;) {
+      const b = this.buf[this.pos++] ?? 0;
+      if ((b & 0x7f) !== 0) value = true;
+      if (b < 0x80) return value;
+    }
+  }
+
+  /** An int64 as protoLogEntries reads protobufjs's Long: the number when it is an int32, else int64() of its text. */
+  int64(): FieldValue {
+    let low = 0;
+    let high = 0;
+    for (let shift = 0; ; shift += 7) {
+      const b = this.buf[this.pos++] ?? 0;
+      if (shift < 28) low |= (b & 0x7f) << shift;
+      else if (shift === 28) {
+        low |= (b & 0x0f) << 28;
+        high |= (b & 0x7f) >> 4;
+      } else high |= (b & 0x7f) << (shift - 32);
+      if (b < 0x80) break;
+    }
+    if ((high === 0 && low >= 0) || (high === -1 && low < 0)) return low;
+    return int64(BigInt.asIntN(64, (BigInt(high >>> 0) << 32n) | BigInt(low >>> 0)).toString());
+  }
+
+  fixed64(): bigint {
+    const low = this.buf.readUInt32LE(this.pos);
+    const high = this.buf.readUInt32LE(this.pos + 4);
+    this.pos += 8;
+    return high === 0 ? BigInt(low) : (BigInt(high) << 32n) | BigInt(low);
+  }
+
+  double(): number {
+    const v = this.buf.readDoubleLE(this.pos);
+    this.pos += 8;
+    return v;
+  }
+
+  string(): string {
+    return this.stringTo(this.end());
+  }
+
+  private stringTo(end: number): string {
+    const s = this.buf.toString('utf8', this.pos, end);
+    this.pos = end;
+    return s;
+  }
+
+  /**
+   * A KeyValue's key. The same few keys come in every record, so short ones are kept by their bytes (KEY_CACHE):
+   * decoding each again made a new string per attribute, for V8 to look up in its string table as a property name.
+   */
+  key(): string {
+    const end = this.end();
+    const length = end - this.pos;
+    if (length > MAX_CACHED_KEY || length === 0) return this.stringTo(end);
+    let hash = length;
+    for (let i = this.pos; i < end; i++) hash = Math.imul(hash ^ (this.buf[i] ?? 0), 0x01000193);
+    const cached = keyCache.get(hash);
+    if (cached !== undefined && this.holds(cached.bytes, end)) {
+      this.pos = end;
+      return cached.text;
+    }
+    const bytes = Uint8Array.prototype.slice.call(this.buf, this.pos, end);
+    const text = this.stringTo(end);
+    if (keyCache.size >= MAX_CACHED_KEYS) keyCache.clear();
+    keyCache.set(hash, { bytes, text });
+    return text;
+  }
+
+  /** Whether the bytes from pos to `end` are `bytes`. */
+  private holds(bytes: Uint8Array, end: number): boolean {
+    if (bytes.length !== end - this.pos) return false;
+    for (let i = 0; i < bytes.length; i++) if (bytes[i] !== this.buf[this.pos + i]) return false;
+    return true;
+  }
+
+  base64(): string {
+    const end = this.end();
+    const s = this.buf.toString('base64', this.pos, end);
+    this.pos = end;
+    return s;
+  }
+
+  /** Bytes, or undefined when empty: protobufjs leaves an empty bytes field unset. */
+  bytesOrUnset(): Uint8Array | undefined {
+    const end = this.end();
+    const bytes = end > this.pos ? this.buf.subarray(this.pos, end) : undefined;
+    this.pos = end;
+    return bytes;
+  }
+
+  skip(tag: number): void {
+    switch (tag & 7) {
+      case 0: while ((this.buf[this.pos++] ?? 0) >= 0x80); break;
+      case 1: this.pos += 8; break;
+      case 5: this.pos += 4; break;
+      default: this.pos = this.end(); // 2: the walk allows no other
+    }
+  }
+}
