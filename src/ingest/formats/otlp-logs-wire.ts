@@ -10,74 +10,30 @@
 // AnyValue member given twice. Given twice, protobufjs merges the second message into the first (and keeps both
 // members of an AnyValue); such a body — no real exporter writes one — is left to the decoder (null here).
 import type { FieldValue, LogEntry } from '../../model/log-entry.js';
-import { putFlat, resourceContext, scopeFields, type Obj, type ResourceContext } from './otlp-common.js';
+import { putFlat, type ResourceContext } from './otlp-common.js';
 import { copyFields } from './fields.js';
 import { OtlpTypes } from './otlp-proto.js';
 import { recordEntry, type RecordParts } from './otlp-logs-proto.js';
-import { decodesCleanly } from './proto-walk.js';
-import { asRead, NotPlain, readAnyValue, readAttributesOf, readKeyValue, readScope, Wire, type KeyValue } from './otlp-wire.js';
+import { NotPlain, readAnyValue, readContainer, readKeyValue, readRequest, readResource, readScope, resourceOf, scopeOf, type Wire } from './otlp-wire.js';
 
 /** The entries of a protobuf ExportLogsServiceRequest body, or null when the decoder must read it. */
 export function wireLogEntries(body: Buffer, nowNs: bigint): LogEntry[] | null {
-  if (!decodesCleanly(body, OtlpTypes.ExportLogsServiceRequest)) return null;
-  const wire = new Wire(body);
   const logs: LogEntry[] = [];
-  try {
-    while (wire.pos < body.length) {
-      const tag = wire.tag();
-      if (tag === ((1 << 3) | 2)) readResourceLogs(wire, wire.end(), nowNs, logs);
-      else wire.skip(tag);
-    }
-  } catch (e) {
-    if (e instanceof NotPlain) return null;
-    throw e;
-  }
-  return logs;
+  const read = readRequest(body, OtlpTypes.ExportLogsServiceRequest, (wire, end) => readResourceLogs(wire, end, nowNs, logs));
+  return read ? logs : null;
 }
 
-/** ResourceLogs: its resource (read first, wherever it lies), then each ScopeLogs in order. */
+/** ResourceLogs: its resource, then each ScopeLogs in order. */
 function readResourceLogs(wire: Wire, end: number, nowNs: bigint, logs: LogEntry[]): void {
-  let attributes: KeyValue[] | null = null;
-  const scopes: number[] = []; // start, end of each ScopeLogs
-  while (wire.pos < end) {
-    const tag = wire.tag();
-    if (tag === ((1 << 3) | 2)) {
-      if (attributes !== null) throw new NotPlain();
-      attributes = readAttributesOf(wire, wire.end(), 1);
-    } else if (tag === ((2 << 3) | 2)) {
-      const scopeEnd = wire.end();
-      scopes.push(wire.pos, scopeEnd);
-      wire.pos = scopeEnd;
-    } else wire.skip(tag);
-  }
-  const resource = resourceContext(attributes === null ? {} : { resource: { attributes } }, asRead);
-  for (let i = 0; i < scopes.length; i += 2) {
-    wire.pos = scopes[i] ?? 0;
-    readScopeLogs(wire, scopes[i + 1] ?? 0, resource, nowNs, logs);
-  }
-  wire.pos = end;
+  readContainer(wire, end, readResource, resourceOf, (resource, scopeEnd) => readScopeLogs(wire, scopeEnd, resource, nowNs, logs));
 }
 
+/** ScopeLogs: its scope, then each LogRecord in order. */
 function readScopeLogs(wire: Wire, end: number, resource: ResourceContext, nowNs: bigint, logs: LogEntry[]): void {
-  let scope: Obj | null = null;
-  const records: number[] = []; // start, end of each LogRecord
-  while (wire.pos < end) {
-    const tag = wire.tag();
-    if (tag === ((1 << 3) | 2)) {
-      if (scope !== null) throw new NotPlain();
-      scope = readScope(wire, wire.end());
-    } else if (tag === ((2 << 3) | 2)) {
-      const recordEnd = wire.end();
-      records.push(wire.pos, recordEnd);
-      wire.pos = recordEnd;
-    } else wire.skip(tag);
-  }
-  const scopeAsFields = scopeFields(scope === null ? {} : { scope }, asRead);
-  for (let i = 0; i < records.length; i += 2) {
-    wire.pos = records[i] ?? 0;
-    const fields = copyFields(copyFields({}, resource.fields), scopeAsFields);
-    logs.push(recordEntry(readRecord(wire, records[i + 1] ?? 0, fields), resource, nowNs));
-  }
+  readContainer(wire, end, readScope, scopeOf, (scope, recordEnd) => {
+    const fields = copyFields(copyFields({}, resource.fields), scope);
+    logs.push(recordEntry(readRecord(wire, recordEnd, fields), resource, nowNs));
+  });
 }
 
 /** A LogRecord's parts, its attributes put into `fields` (which holds its resource's and scope's) as read. */

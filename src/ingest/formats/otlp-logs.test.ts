@@ -3,9 +3,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { countOtlpLogs, otlpLogWindows, otlpLogsFormat, parseOtlpLogs } from './otlp-logs.js';
-import { ServiceError } from '../../errors.js';
 import { OtlpTypes, encodeMessage } from './otlp-proto.js';
-import { NOW_NS, fixture, json, rejects400, replyOf } from '../../../test/fixtures/ingest-formats/kit.js';
+import { fixture, json, NOW_NS, outcome, rejects400, replyOf } from '../../../test/fixtures/ingest-formats/kit.js';
 
 const JSON_CT = { 'content-type': 'application/json' };
 const PROTO_CT = { 'content-type': 'application/x-protobuf' };
@@ -207,16 +206,6 @@ void test('malformed bodies are 400 with a detail that names the problem and not
   await rejects400(() => parseOtlpLogs(Buffer.from([0x0a, 0xff]), PROTO_CT, NOW_NS), /does not decode as ExportLogsServiceRequest/);
   await rejects400(() => parseOtlpLogs(Buffer.from('not otlp at all'), PROTO_CT, NOW_NS), /does not decode/);
 });
-
-/** What parse or count makes of a body, as text: the counts, signal and reply data, or the refusal. */
-function outcome(run: () => { entries: number; signal: string; replyData?: unknown }): string {
-  try {
-    const r = run();
-    return `ok ${r.entries} ${r.signal} ${JSON.stringify(r.replyData)}`;
-  } catch (e) {
-    return e instanceof ServiceError ? `${e.status} ${e.detail}` : `threw ${String(e)}`;
-  }
-}
 
 void test('countOtlpLogs (the request thread when the WAL keeps the body) gives what parseOtlpLogs does, or its refusal', () => {
   const res = (lang: string | null, records: unknown[]) => ({

@@ -8,11 +8,10 @@
 // leaves any other to the decoder.
 import type { FieldValue } from '../../model/log-entry.js';
 import type { Span, SpanEvent, SpanLink } from '../../model/span.js';
-import { hexId, putFlat, RecordRejected, Rejections, resourceContext, scopeFields, type Obj, type ResourceContext } from './otlp-common.js';
+import { hexId, putFlat, RecordRejected, Rejections, type ResourceContext } from './otlp-common.js';
 import { copyFields } from './fields.js';
 import { OtlpTypes } from './otlp-proto.js';
-import { decodesCleanly } from './proto-walk.js';
-import { asRead, NotPlain, readAttributesOf, readKeyValue, readScope, Wire, type KeyValue } from './otlp-wire.js';
+import { NotPlain, readContainer, readKeyValue, readRequest, readResource, readScope, resourceOf, scopeOf, type KeyValue, type Wire } from './otlp-wire.js';
 
 /** A span's trace or span id as hex; a span without a readable one is rejected (parseOtlpTraces's header). */
 export function requiredId(v: unknown, key: 'traceId' | 'spanId', bytes: 8 | 16): string {
@@ -35,71 +34,31 @@ export interface WireTraces {
 
 /** The spans of a protobuf ExportTraceServiceRequest body, or null when the decoder must read it. */
 export function wireTraces(body: Buffer, nowNs: bigint): WireTraces | null {
-  if (!decodesCleanly(body, OtlpTypes.ExportTraceServiceRequest)) return null;
-  const wire = new Wire(body);
   const out: WireTraces = { spans: [], rejections: new Rejections(), resources: 0, browser: 0 };
-  try {
-    while (wire.pos < body.length) {
-      const tag = wire.tag();
-      if (tag === ((1 << 3) | 2)) readResourceSpans(wire, wire.end(), nowNs, out);
-      else wire.skip(tag);
-    }
-  } catch (e) {
-    if (e instanceof NotPlain) return null;
-    throw e;
-  }
-  return out;
+  const read = readRequest(body, OtlpTypes.ExportTraceServiceRequest, (wire, end) => readResourceSpans(wire, end, nowNs, out));
+  return read ? out : null;
 }
 
-/** ResourceSpans: its resource (read first, wherever it lies), then each ScopeSpans in order. */
+/** ResourceSpans: its resource (counted, and whether it is a browser's), then each ScopeSpans in order. */
 function readResourceSpans(wire: Wire, end: number, nowNs: bigint, out: WireTraces): void {
-  let attributes: KeyValue[] | null = null;
-  const scopes: number[] = []; // start, end of each ScopeSpans
-  while (wire.pos < end) {
-    const tag = wire.tag();
-    if (tag === ((1 << 3) | 2)) {
-      if (attributes !== null) throw new NotPlain();
-      attributes = readAttributesOf(wire, wire.end(), 1);
-    } else if (tag === ((2 << 3) | 2)) {
-      const scopeEnd = wire.end();
-      scopes.push(wire.pos, scopeEnd);
-      wire.pos = scopeEnd;
-    } else wire.skip(tag);
-  }
-  const resource = resourceContext(attributes === null ? {} : { resource: { attributes } }, asRead);
-  out.resources++;
-  if (resource.rum) out.browser++;
-  for (let i = 0; i < scopes.length; i += 2) {
-    wire.pos = scopes[i] ?? 0;
-    readScopeSpans(wire, scopes[i + 1] ?? 0, resource, nowNs, out);
-  }
-  wire.pos = end;
+  const prepare = (attributes: KeyValue[] | null): ResourceContext => {
+    const resource = resourceOf(attributes);
+    out.resources++;
+    if (resource.rum) out.browser++;
+    return resource;
+  };
+  readContainer(wire, end, readResource, prepare, (resource, scopeEnd) => readScopeSpans(wire, scopeEnd, resource, nowNs, out));
 }
 
+/** ScopeSpans: its scope, then each Span in order; a span whose ids are not readable is counted as rejected. */
 function readScopeSpans(wire: Wire, end: number, resource: ResourceContext, nowNs: bigint, out: WireTraces): void {
-  let scope: Obj | null = null;
-  const spans: number[] = []; // start, end of each Span
-  while (wire.pos < end) {
-    const tag = wire.tag();
-    if (tag === ((1 << 3) | 2)) {
-      if (scope !== null) throw new NotPlain();
-      scope = readScope(wire, wire.end());
-    } else if (tag === ((2 << 3) | 2)) {
-      const spanEnd = wire.end();
-      spans.push(wire.pos, spanEnd);
-      wire.pos = spanEnd;
-    } else wire.skip(tag);
-  }
-  const scopeAsFields = scopeFields(scope === null ? {} : { scope }, asRead);
-  for (let i = 0; i < spans.length; i += 2) {
-    wire.pos = spans[i] ?? 0;
+  readContainer(wire, end, readScope, scopeOf, (scope, spanEnd) => {
     try {
-      out.spans.push(readSpan(wire, spans[i + 1] ?? 0, resource, scopeAsFields, nowNs));
+      out.spans.push(readSpan(wire, spanEnd, resource, scope, nowNs));
     } catch (e) {
       out.rejections.add(e);
     }
-  }
-  wire.pos = end;
+  });
 }
 
 /** One span as tracesFromTree's toSpan makes it; RecordRejected when its ids are not readable (requiredId). */

@@ -5,10 +5,9 @@ import assert from 'node:assert/strict';
 import { countOtlpTraces, otlpTracesFormat, parseOtlpTraces, tracesFromTree } from './otlp-traces.js';
 import { wireTraces } from './otlp-traces-wire.js';
 import { tracesRequests } from './otlp-test-requests.js';
-import { ServiceError } from '../../errors.js';
 import { mulberry32 } from '../../testing/prng.js';
 import { OtlpTypes, encodeMessage } from './otlp-proto.js';
-import { NOW_NS, fixture, json, rejects400, replyOf } from '../../../test/fixtures/ingest-formats/kit.js';
+import { fixture, json, NOW_NS, outcome, rejects400, replyOf } from '../../../test/fixtures/ingest-formats/kit.js';
 
 const JSON_CT = { 'content-type': 'application/json' };
 const PROTO_CT = { 'content-type': 'application/protobuf' };
@@ -123,16 +122,6 @@ void test('malformed trace bodies are 400', async () => {
   await rejects400(() => parseOtlpTraces(Buffer.from([0x0a, 0x05, 0x12]), PROTO_CT, NOW_NS),
     /does not decode as ExportTraceServiceRequest/);
 });
-
-/** What parse or count makes of a body, as text: the counts, signal and reply data, or the refusal. */
-function outcome(run: () => { entries: number; signal: string; replyData?: unknown }): string {
-  try {
-    const r = run();
-    return `ok ${r.entries} ${r.signal} ${JSON.stringify(r.replyData)}`;
-  } catch (e) {
-    return e instanceof ServiceError ? `${e.status} ${e.detail}` : `threw ${String(e)}`;
-  }
-}
 
 void test('countOtlpTraces (the request thread) gives what parseOtlpTraces does, or its refusal: generated and mutated bodies', () => {
   const rnd = mulberry32(21);

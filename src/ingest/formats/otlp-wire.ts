@@ -4,8 +4,10 @@
 // A message field or AnyValue member given twice makes a body "not plain" (NotPlain): protobufjs merges the second
 // into the first, which is left to it (otlp-logs-wire.ts, otlp-traces-wire.ts).
 import type { FieldValue } from '../../model/log-entry.js';
-import { double, int64, type Obj } from './otlp-common.js';
+import { double, int64, resourceContext, scopeFields, type Obj, type ResourceContext } from './otlp-common.js';
+import type { Type } from 'protobufjs';
 import { setField } from './fields.js';
+import { decodesCleanly } from './proto-walk.js';
 
 /** A key and its value, read: what flatAttributes takes, with `read` the identity. */
 export interface KeyValue {
@@ -17,6 +19,75 @@ export interface KeyValue {
 export class NotPlain extends Error {}
 
 export const asRead = (v: unknown): FieldValue => v as FieldValue;
+
+/**
+ * Reads an Export*ServiceRequest body: `readResourceItem` reads each of its field-1 messages (ResourceLogs,
+ * ResourceSpans) from the cursor to the message's end. False when the walk is not sure protobufjs decodes the body
+ * (proto-walk.ts), or the body is not plain: the caller decodes it instead.
+ */
+export function readRequest(body: Buffer, type: Type, readResourceItem: (wire: Wire, end: number) => void): boolean {
+  if (!decodesCleanly(body, type)) return false;
+  const wire = new Wire(body);
+  try {
+    while (wire.pos < body.length) {
+      const tag = wire.tag();
+      if (tag === ((1 << 3) | 2)) readResourceItem(wire, wire.end());
+      else wire.skip(tag);
+    }
+  } catch (e) {
+    if (e instanceof NotPlain) return false;
+    throw e;
+  }
+  return true;
+}
+
+/**
+ * A container of both signals (ResourceLogs, ScopeLogs, ResourceSpans, ScopeSpans): field 1 its one head message (a
+ * resource, a scope), field 2 its items. The head is read first, wherever it lies, for `prepare` to make what every
+ * item needs of it; then `readItem` reads each item, in order, from the cursor to the item's end. The cursor ends at
+ * `end`. A head given twice is not plain.
+ */
+export function readContainer<H, C>(
+  wire: Wire, end: number, readHead: (wire: Wire, end: number) => H, prepare: (head: H | null) => C,
+  readItem: (context: C, itemEnd: number) => void,
+): void {
+  let head: H | null = null;
+  let hasHead = false;
+  const items: number[] = []; // start, end of each item
+  while (wire.pos < end) {
+    const tag = wire.tag();
+    if (tag === ((1 << 3) | 2)) {
+      if (hasHead) throw new NotPlain();
+      hasHead = true;
+      head = readHead(wire, wire.end());
+    } else if (tag === ((2 << 3) | 2)) {
+      const itemEnd = wire.end();
+      items.push(wire.pos, itemEnd);
+      wire.pos = itemEnd;
+    } else wire.skip(tag);
+  }
+  const context = prepare(head);
+  for (let i = 0; i < items.length; i += 2) {
+    wire.pos = items[i] ?? 0;
+    readItem(context, items[i + 1] ?? 0);
+  }
+  wire.pos = end;
+}
+
+/** A Resource's attributes (its field 1). */
+export function readResource(wire: Wire, end: number): KeyValue[] {
+  return readAttributesOf(wire, end, 1);
+}
+
+/** What every record or span of a resource shares, as resourceContext reads a decoded Resource (or none). */
+export function resourceOf(attributes: KeyValue[] | null): ResourceContext {
+  return resourceContext(attributes === null ? {} : { resource: { attributes } }, asRead);
+}
+
+/** A scope's fields, as scopeFields reads a decoded InstrumentationScope (or none). */
+export function scopeOf(scope: Obj | null): Record<string, FieldValue> {
+  return scopeFields(scope === null ? {} : { scope }, asRead);
+}
 
 /** InstrumentationScope as scopeFields reads it: name, version, attributes. */
 export function readScope(wire: Wire, end: number): Obj {
