@@ -20,7 +20,7 @@ export function requiredId(v: unknown, key: 'traceId' | 'spanId', bytes: 8 | 16)
   return id;
 }
 
-export function idRejected(what: 'an unreadable' | 'no', key: 'traceId' | 'spanId', bytes: 8 | 16): RecordRejected {
+function idRejected(what: 'an unreadable' | 'no', key: 'traceId' | 'spanId', bytes: 8 | 16): RecordRejected {
   return new RecordRejected(`a span has ${what} ${key} (want ${bytes * 2} hex chars)`);
 }
 

@@ -20,7 +20,7 @@ import {
 import { copyFields } from './fields.js';
 import { OtlpTypes } from './otlp-proto.js';
 import { decodesCleanly } from './proto-walk.js';
-import { idRejected, requiredId, wireTraces } from './otlp-traces-wire.js';
+import { requiredId, wireTraces } from './otlp-traces-wire.js';
 
 export function parseOtlpTraces(body: Buffer, headers: IncomingHttpHeaders, nowNs: bigint): ParsedBody {
   const encoding = otlpEncodingOf(headers, body);
@@ -68,8 +68,8 @@ export function tracesFromTree(body: Buffer, headers: IncomingHttpHeaders, nowNs
 
 /**
  * What parseOtlpTraces gives, without the spans (IngestFormat.count): a protobuf body is walked, not decoded
- * (proto-walk.ts), and a span is rejected exactly when requiredId would reject it, from its id fields' bytes (the
- * last of each, as the decoder keeps). A body the walk is not sure of, and a JSON one, is parsed.
+ * (proto-walk.ts), and each span's id fields' bytes (the last of each, as the decoder keeps) go through requiredId,
+ * toSpan's own rule. A body the walk is not sure of, and a JSON one, is parsed.
  */
 export function countOtlpTraces(body: Buffer, headers: IncomingHttpHeaders, nowNs: bigint): CountedBody {
   const encoding = otlpEncodingOf(headers, body);
@@ -103,10 +103,14 @@ function walkTracesRequest(body: Buffer): { spans: number; rejections: Rejection
       if (field === 1) traceId = [start, end];
       else if (field === 2) spanId = [start, end];
     } else if (type === ScopeSpans && field === 2) {
-      // A span's own visit comes after its fields'.
-      const rejected = idProblem(body, traceId, 'traceId', 16) ?? idProblem(body, spanId, 'spanId', 8);
-      if (rejected) rejections.add(rejected);
-      else spans++;
+      // A span's own visit comes after its fields'. Its ids are judged by toSpan's own rule.
+      try {
+        requiredId(bytesAt(body, traceId), 'traceId', 16);
+        requiredId(bytesAt(body, spanId), 'spanId', 8);
+        spans++;
+      } catch (e) {
+        rejections.add(e);
+      }
       traceId = spanId = undefined;
     } else if (type === ResourceSpans && field === 1) resource = [start, end];
     else if (type === ExportTraceServiceRequest && field === 1) {
@@ -117,12 +121,9 @@ function walkTracesRequest(body: Buffer): { spans: number; rejections: Rejection
   return clean ? { spans, rejections, resources } : null;
 }
 
-/** requiredId's rejection of the id bytes at `at` (absent, empty or all zero: none; another length: unreadable). */
-function idProblem(body: Buffer, at: ByteRange, key: 'traceId' | 'spanId', bytes: 8 | 16): RecordRejected | null {
-  if (at === undefined || at[0] === at[1]) return idRejected('no', key, bytes);
-  if (at[1] - at[0] !== bytes) return idRejected('an unreadable', key, bytes);
-  for (let i = at[0]; i < at[1]; i++) if (body[i] !== 0) return null;
-  return idRejected('no', key, bytes);
+/** The bytes at `range` (the last of a bytes field, as the decoder keeps), or undefined when the field is absent. */
+function bytesAt(body: Buffer, range: ByteRange): Uint8Array | undefined {
+  return range === undefined ? undefined : body.subarray(range[0], range[1]);
 }
 
 function toSpan(raw: unknown, resource: ResourceContext, scope: Record<string, FieldValue>, nowNs: bigint): Span {

@@ -18,7 +18,7 @@ export interface KeyValue {
 /** Thrown when a body is not plain (see the header): the caller decodes it instead. */
 export class NotPlain extends Error {}
 
-export const asRead = (v: unknown): FieldValue => v as FieldValue;
+const asRead = (v: unknown): FieldValue => v as FieldValue;
 
 /**
  * Reads an Export*ServiceRequest body: `readResourceItem` reads each of its field-1 messages (ResourceLogs,
