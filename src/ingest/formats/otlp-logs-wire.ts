@@ -10,11 +10,11 @@
 // AnyValue member given twice. Given twice, protobufjs merges the second message into the first (and keeps both
 // members of an AnyValue); such a body — no real exporter writes one — is left to the decoder (null here).
 import type { FieldValue, LogEntry } from '../../model/log-entry.js';
-import { putFlat, type ResourceContext } from './otlp-common.js';
+import type { ResourceContext } from './otlp-common.js';
 import { copyFields } from './fields.js';
 import { OtlpTypes } from './otlp-proto.js';
 import { recordEntry, type RecordParts } from './otlp-logs-proto.js';
-import { NotPlain, readAnyValue, readContainer, readKeyValue, readRequest, readResource, readScope, resourceOf, scopeOf, type Wire } from './otlp-wire.js';
+import { NotPlain, readAnyValue, putAttribute, readContainer, readRequest, readResource, readScope, resourceOf, scopeOf, type Wire } from './otlp-wire.js';
 
 /** The entries of a protobuf ExportLogsServiceRequest body, or null when the decoder must read it. */
 export function wireLogEntries(body: Buffer, nowNs: bigint): LogEntry[] | null {
@@ -54,12 +54,7 @@ function readRecord(wire: Wire, end: number, fields: Record<string, FieldValue>)
         hasBody = true;
         r.body = readAnyValue(wire, wire.end());
         break;
-      case (6 << 3) | 2: {
-        // flatAttributes's rule: a KeyValue without a key is left out.
-        const { key, value } = readKeyValue(wire, wire.end());
-        if (key !== '') putFlat(fields, key, value);
-        break;
-      }
+      case (6 << 3) | 2: putAttribute(wire, fields); break;
       case (9 << 3) | 2: r.traceId = wire.bytesOrUnset(); break;
       case (10 << 3) | 2: r.spanId = wire.bytesOrUnset(); break;
       case (12 << 3) | 2: r.eventName = wire.string(); break;

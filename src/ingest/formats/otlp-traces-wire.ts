@@ -8,10 +8,10 @@
 // leaves any other to the decoder.
 import type { FieldValue } from '../../model/log-entry.js';
 import type { Span, SpanEvent, SpanLink } from '../../model/span.js';
-import { hexId, putFlat, RecordRejected, Rejections, type ResourceContext } from './otlp-common.js';
+import { hexId, RecordRejected, Rejections, type ResourceContext } from './otlp-common.js';
 import { copyFields } from './fields.js';
 import { OtlpTypes } from './otlp-proto.js';
-import { NotPlain, readContainer, readKeyValue, readRequest, readResource, readScope, resourceOf, scopeOf, type KeyValue, type Wire } from './otlp-wire.js';
+import { NotPlain, putAttribute, readContainer, readRequest, readResource, readScope, resourceOf, scopeOf, type KeyValue, type Wire } from './otlp-wire.js';
 
 /** A span's trace or span id as hex; a span without a readable one is rejected (parseOtlpTraces's header). */
 export function requiredId(v: unknown, key: 'traceId' | 'spanId', bytes: 8 | 16): string {
@@ -86,11 +86,7 @@ function readSpan(wire: Wire, end: number, resource: ResourceContext, scope: Rec
       case (6 << 3) | 0: kind = wire.int32(); break;
       case (7 << 3) | 1: start = wire.fixed64(); break;
       case (8 << 3) | 1: endNs = wire.fixed64(); break;
-      case (9 << 3) | 2: {
-        const { key, value } = readKeyValue(wire, wire.end());
-        if (key !== '') putFlat(attributes, key, value);
-        break;
-      }
+      case (9 << 3) | 2: putAttribute(wire, attributes); break;
       case (11 << 3) | 2: {
         const eventEnd = wire.end();
         events.push(wire.pos, eventEnd);
@@ -145,10 +141,8 @@ function readEvent(wire: Wire, end: number, startNs: bigint): SpanEvent {
     const tag = wire.tag();
     if (tag === ((1 << 3) | 1)) timeNs = wire.fixed64();
     else if (tag === ((2 << 3) | 2)) name = wire.string();
-    else if (tag === ((3 << 3) | 2)) {
-      const { key, value } = readKeyValue(wire, wire.end());
-      if (key !== '') putFlat(attributes, key, value);
-    } else wire.skip(tag);
+    else if (tag === ((3 << 3) | 2)) putAttribute(wire, attributes);
+    else wire.skip(tag);
   }
   return { timeNs: timeNs > 0n ? timeNs : startNs, name, attributes };
 }
@@ -164,10 +158,8 @@ function readLink(wire: Wire, end: number): SpanLink | null {
     if (tag === ((1 << 3) | 2)) traceId = wire.bytesOrUnset();
     else if (tag === ((2 << 3) | 2)) spanId = wire.bytesOrUnset();
     else if (tag === ((3 << 3) | 2)) traceState = wire.string();
-    else if (tag === ((4 << 3) | 2)) {
-      const { key, value } = readKeyValue(wire, wire.end());
-      if (key !== '') putFlat(attributes, key, value);
-    } else wire.skip(tag);
+    else if (tag === ((4 << 3) | 2)) putAttribute(wire, attributes);
+    else wire.skip(tag);
   }
   const trace = hexId(traceId, 16);
   const span = hexId(spanId, 8);

@@ -4,7 +4,7 @@
 // A message field or AnyValue member given twice makes a body "not plain" (NotPlain): protobufjs merges the second
 // into the first, which is left to it (otlp-logs-wire.ts, otlp-traces-wire.ts).
 import type { FieldValue } from '../../model/log-entry.js';
-import { double, int64, resourceContext, scopeFields, type Obj, type ResourceContext } from './otlp-common.js';
+import { double, int64, putFlat, resourceContext, scopeFields, type Obj, type ResourceContext } from './otlp-common.js';
 import type { Type } from 'protobufjs';
 import { setField } from './fields.js';
 import { decodesCleanly } from './proto-walk.js';
@@ -113,6 +113,12 @@ export function readAttributesOf(wire: Wire, end: number, field: number): KeyVal
     else wire.skip(tag);
   }
   return attributes;
+}
+
+/** The KeyValue at the cursor put flat into `into`; flatAttributes's rule: a KeyValue without a key is left out. */
+export function putAttribute(wire: Wire, into: Record<string, FieldValue>): void {
+  const { key, value } = readKeyValue(wire, wire.end());
+  if (key !== '') putFlat(into, key, value);
 }
 
 export function readKeyValue(wire: Wire, end: number): KeyValue {
