@@ -184,6 +184,7 @@ export function buildService(deps: ServiceDeps): Service {
       const stopStarted = performance.now();
       for (const t of timers) clearInterval(t);
       liveTail.closeAll(); // open live-tail streams end, so their connections do not hold the stop
+      wal.endRoomWaits(); // bodies waiting for room in the WAL get their 429 now rather than hold the stop (wal-room.ts)
       // Stop accepting; in-flight requests finish (DESIGN §2 SIGTERM); idle keep-alive sockets close now.
       await Promise.all(servers.map((s) => new Promise<void>((resolve) => {
         s.close(() => resolve());

@@ -45,8 +45,11 @@ export interface IngestRoute {
 
 /** Something that takes normalized batches durably: the WAL in production. */
 export interface DurableSink {
-  /** Throws errors.walFull() / errors.backpressure() when it cannot take more. */
-  checkPressure(): void;
+  /**
+   * Throws errors.walFull() / errors.backpressure() when it cannot take `bytes` more; past the backpressure watermark
+   * it first waits, within bounds, for room (wal-room.ts).
+   */
+  checkPressure(bytes: number): Promise<void>;
   /**
    * `entries.batch` is absent when the body was only counted (IngestFormat.count); `source` is the body itself,
    * which a format with a walKey is stored from (wal-raw.ts).
@@ -94,7 +97,7 @@ export class IngestPipeline {
       const ticket = await this.deps.admission.admit(grant.account, grant.tenant.id, plan, entries, body.length);
       try {
         if (counted.rows > 0) {
-          this.deps.sink.checkPressure();
+          await this.deps.sink.checkPressure(body.length);
           await this.deps.sink.append(grant.tenant.id, route.format, { batch, rows: counted.rows }, { body, req: formatReq });
         }
       } catch (e) {

@@ -1,13 +1,14 @@
 // The pipeline's durable sink over the WAL: refuse when the WAL is full or the store is behind
-// (DESIGN §1: wal_full / backpressure), else append and resolve after fsync.
+// (DESIGN §1: wal_full / backpressure; past the watermark after a bounded wait, wal-room.ts), else append and
+// resolve after fsync.
 import type { DurableSink } from './pipeline.js';
 import type { Wal } from './wal.js';
 import { errors } from '../errors.js';
 
 export function walSink(wal: Wal): DurableSink {
   return {
-    checkPressure() {
-      const p = wal.pressure();
+    async checkPressure(bytes) {
+      const p = await wal.waitForRoom(bytes);
       if (p === 'wal_full') throw errors.walFull();
       if (p === 'backpressure') throw errors.backpressure();
     },

@@ -285,13 +285,71 @@ void describe('wal', () => {
     assert.equal(store.msgs().length, 9);
   });
 
+  void test('past the watermark a body waits for room: taken once the store commits, refused when none comes in time', async () => {
+    const store = new FakeStore();
+    const one = encodeRecord(entry('m0')).length;
+    const w = await open({ dir: await tempDir(), store, maxBytes: one * 8, roomWaitMs: 60_000, maxWaitingBytes: one * 2 });
+    store.hold();
+    for (let i = 0; i < 3; i++) await w.append(entry(`m${i}`));
+    assert.equal(w.pressure(), 'backpressure');
+    // Two bodies wait (their bytes are within maxWaitingBytes); a third would pass it and is refused at once.
+    const waiting = [w.waitForRoom(one), w.waitForRoom(one)];
+    assert.equal(await w.waitForRoom(one), 'backpressure');
+    let settled = false;
+    void Promise.all(waiting).then(() => (settled = true));
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(settled, false, 'nothing has committed: they still wait');
+    store.release();
+    assert.deepEqual(await Promise.all(waiting), ['ok', 'ok']);
+    assert.equal(w.pressure(), 'ok');
+
+    // With no commit to come, the wait ends at its limit; past maxBytes nothing waits at all.
+    const short = await open({ dir: await tempDir(), store: new FakeStore(), maxBytes: one * 8, roomWaitMs: 30 });
+    const held = new FakeStore();
+    held.hold();
+    const stuck = await open({ dir: await tempDir(), store: held, maxBytes: one * 8, roomWaitMs: 30, maxWaitingBytes: one });
+    for (let i = 0; i < 3; i++) await stuck.append(entry(`s${i}`));
+    const t0 = performance.now();
+    assert.equal(await stuck.waitForRoom(one), 'backpressure');
+    assert.ok(performance.now() - t0 >= 25, 'it waited for room first');
+    for (let i = 3; i < 9; i++) await stuck.append(entry(`s${i}`));
+    assert.equal(await stuck.waitForRoom(one), 'wal_full');
+    assert.equal(await short.waitForRoom(one), 'ok');
+    held.release();
+  });
+
+  void test('a body waiting for room is refused when the waits end or the WAL closes', async () => {
+    const one = encodeRecord(entry('m0')).length;
+    for (const end of ['endRoomWaits', 'close'] as const) {
+      const store = new FakeStore();
+      const w = await open({ dir: await tempDir(), store, maxBytes: one * 8, roomWaitMs: 60_000, maxWaitingBytes: one * 4 });
+      store.hold();
+      for (let i = 0; i < 3; i++) await w.append(entry(`m${i}`));
+      const waiting = w.waitForRoom(one);
+      const closed = end === 'close' ? w.close({ drainForMs: 0 }) : (w.endRoomWaits(), Promise.resolve());
+      // Had the wait gone on, the commit this lets through would have made room and the answer would be 'ok'.
+      store.release();
+      assert.equal(await waiting, 'backpressure', end);
+      if (end === 'endRoomWaits') {
+        store.hold();
+        for (let i = 3; i < 6; i++) await w.append(entry(`m${i}`));
+        const later = w.waitForRoom(one);
+        store.release();
+        assert.equal(await later, 'backpressure', 'no later body waits either');
+      }
+      await closed;
+    }
+  });
+
   void test('a failing store turns on backpressure, is retried, and loses nothing', async () => {
     const store = new FakeStore();
     const errors: unknown[] = [];
-    const w = await open({ dir: await tempDir(), store, batchIntervalMs: 10, onError: (e) => errors.push(e) });
+    const w = await open({ dir: await tempDir(), store, batchIntervalMs: 10, onError: (e) => errors.push(e), roomWaitMs: 60_000 });
     store.failNext = 4;
     for (let i = 0; i < 20; i++) await w.append(entry(`m${i}`));
     await until(() => w.pressure() === 'backpressure');
+    // Waiting cannot help while the store fails: refused at once (a wait would end 'ok', once the retries succeed).
+    assert.equal(await w.waitForRoom(1), 'backpressure');
     assert.ok(w.stats().storeFailures > 0);
     await w.flush();
     assert.equal(w.pressure(), 'ok');

@@ -13,6 +13,7 @@ import { decodeAnyPayload, encodeRawRecord, type RecordParts, type RecordPieces 
 import { replayFormats } from './replay-formats.js';
 import { Drain, type Queued } from './wal-drain.js';
 import { ActiveSegment, listSegments, readSegmentRange, segmentEnd, type Segment } from './wal-segment.js';
+import { RoomWaiters } from './wal-room.js';
 
 export type WalPressure = 'ok' | 'wal_full' | 'backpressure';
 
@@ -42,6 +43,10 @@ export interface WalOptions {
   memoryBytes?: number;
   /** Store write failures (retried), segment deletion failures, a torn tail cut off on open. */
   onError?: (e: unknown) => void;
+  /** Longest a body waits for room past the backpressure watermark before its 429 (wal-room.ts). Default 3 s. */
+  roomWaitMs?: number;
+  /** Bytes of bodies that may wait for room at once (wal-room.ts). Default a sixteenth of maxBytes. */
+  maxWaitingBytes?: number;
 }
 
 export interface WalStats {
@@ -82,6 +87,13 @@ export interface Wal {
    */
   appendUnparsed(tenantId: string, rows: number, raw: RawSource): Promise<void>;
   pressure(): WalPressure;
+  /**
+   * pressure() once a body of `bytes` may be appended: past the backpressure watermark it waits, within bounds, for
+   * the store to commit and make room (wal-room.ts), and answers what the pressure is then.
+   */
+  waitForRoom(bytes: number): Promise<WalPressure>;
+  /** From now on no body waits for room: the waiting ones get their answer now (a stopping service, issue 12 item 6). */
+  endRoomWaits(): void;
   /** Resolves when everything appended before the call is committed to the store. */
   flush(): Promise<void>;
   /**
@@ -179,6 +191,8 @@ class WalImpl implements Wal {
   private lastAppend: Promise<void> = Promise.resolve();
   private readonly replayedRecords: number;
   private readonly counts = { appendedBytes: 0, appendedRecords: 0, unflushedBytes: 0, unflushedRecords: 0, fsyncs: 0, lastFsyncRecords: 0 };
+  private readonly room: RoomWaiters;
+  private roomWaits = true;
 
   constructor(
     private readonly opts: WalOptions,
@@ -199,6 +213,9 @@ class WalImpl implements Wal {
       // last commits (the DuckDB worker parses one batch while DuckDB commits the one before).
       maxInFlight: this.storeDecodes ? 2 : 1,
       write: (entries, end, from) => this.writeEntries(entries, end, from), committedTo: (end, entries) => this.committedTo(end, entries), onError,
+    });
+    this.room = new RoomWaiters(() => this.pressure(), () => this.roomWaits && !this.closing && !this.drain.failing, {
+      waitMs: opts.roomWaitMs ?? 3000, maxWaitingBytes: opts.maxWaitingBytes ?? opts.maxBytes / 16,
     });
     this.replayedRecords = backlog.length;
     for (const q of backlog) {
@@ -370,6 +387,7 @@ class WalImpl implements Wal {
       this.counts.unflushedRecords--;
       if (q.tb !== undefined || q.rec !== undefined) this.inMemory -= q.bytes;
     }
+    this.room.wake();
     while (this.segments.length > 1 && this.segments[0] && segmentEnd(this.segments[0]) <= end) {
       const seg = this.segments.shift() as Segment;
       await fs.unlink(seg.path);
@@ -384,6 +402,15 @@ class WalImpl implements Wal {
     return 'ok';
   }
 
+  waitForRoom(bytes: number): Promise<WalPressure> {
+    return this.room.waitFor(bytes);
+  }
+
+  endRoomWaits(): void {
+    this.roomWaits = false;
+    this.room.wake();
+  }
+
   async flush(): Promise<void> {
     await this.lastAppend;
     await this.drain.waitCommitted(this.acked);
@@ -392,6 +419,7 @@ class WalImpl implements Wal {
   async close(opts: { drainForMs?: number } = {}): Promise<void> {
     if (this.closing) return;
     this.closing = true;
+    this.room.wake();
     await this.lastAppend;
     await this.drain.stop(opts.drainForMs ?? Infinity);
     await this.active.close();
