@@ -127,8 +127,17 @@ export class ChunkWriter {
 
   /** Appends the rows written so far and starts an empty chunk. */
   flush(appender: DuckDBAppender): void {
+    const chunk = this.take();
+    if (chunk) appender.appendDataChunk(chunk);
+  }
+
+  /**
+   * The rows written so far as a finished chunk, for an appender now or later (it holds copies of every value), and
+   * an empty chunk started; null when no row was written.
+   */
+  take(): DuckDBDataChunk | null {
     const n = this.rows;
-    if (n === 0) return;
+    if (n === 0) return null;
     this.kinds.forEach((kind, i) => {
       const vector = this.vector(i);
       const numbers = this.numbers[i];
@@ -150,8 +159,9 @@ export class ChunkWriter {
       if (constant !== null && constant !== undefined) duckdb.vector_reference_value(vector, duckdb.create_varchar(constant));
     });
     duckdb.data_chunk_set_size(this.chunk.chunk, n);
-    appender.appendDataChunk(this.chunk);
+    const done = this.chunk;
     this.start();
+    return done;
   }
 
   /** A fresh chunk: no constant, mask or string of the previous one carries over. */

@@ -4,7 +4,7 @@
 import { stat } from 'node:fs/promises';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import type { TenantBatch } from '../../../model/batch.js';
+import { logCount, type TenantBatch } from '../../../model/batch.js';
 import type { Span } from '../../../model/span.js';
 import type { LogsqlQuery } from '../../../model/logsql-ast.js';
 import type {
@@ -28,6 +28,7 @@ import { eventToJson, linkToJson, rowToSpan, str, big } from '../sql/span-rows.j
 import type { SeriesSource } from '../../../model/series-source.js';
 import type { ReplayChunk } from '../../../model/replay.js';
 import { appendLogs, int64, LOG_COLUMNS, ROWS_PER_YIELD } from './log-appender.js';
+import { LogPrefetch } from './log-prefetch.js';
 import { addFieldColumns, canAddColumns, loadFieldColumns, migrateFieldColumns } from './field-catalog.js';
 import { FieldLayout, type FieldSnapshot } from './field-layout.js';
 import { DEFAULT_PROMOTION, keysToPromote, type PromotionPolicy } from './field-promotion.js';
@@ -41,6 +42,8 @@ export { streamOf } from './log-appender.js';
 /** The DuckDB store, plus a read-only SQL door for tests and tools (never used to write). */
 export interface DuckdbTelemetryStore extends TelemetryStore {
   readonly reader: SqlExecutor;
+  /** Begins work on the write that comes next while the one before commits (log-prefetch.ts); a hint only. */
+  prepareWrite?(batches: TenantBatch[]): void;
 }
 
 /** Column order of SPANS_TABLE_SQL (and log-appender.ts LOG_COLUMNS): the appenders write positionally, so open() checks it. */
@@ -142,6 +145,9 @@ class DuckdbStore implements DuckdbTelemetryStore {
   readonly metrics: SeriesSource = new DuckdbSeriesSource(this.reader);
   /** Series and metadata rows committed by this process (metrics-store.ts). */
   private readonly metricKeys = new CommittedKeys();
+  /** The log chunks being built for the next write (prepareWrite), and when the write on the lane reaches COMMIT. */
+  private prefetch: LogPrefetch | null = null;
+  private commitReached: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly instance: DuckDBInstance, private readonly writer: Lane, private readonly readers: Lane[],
@@ -159,34 +165,57 @@ class DuckdbStore implements DuckdbTelemetryStore {
     }));
   }
 
+  /**
+   * Begins building the log chunks of the write that comes next, while the write on the lane commits
+   * (log-prefetch.ts); write() with the same `batches` uses them. Only while a write runs, and one write ahead.
+   */
+  prepareWrite(batches: TenantBatch[]): void {
+    if (this.closed || this.prefetch !== null || this.writer.pending === 0 || !batches.some((b) => logCount(b.batch) > 0)) return;
+    this.prefetch = new LogPrefetch(batches, this.fields.columns, this.fields.writableColumns().length, this.commitReached);
+  }
+
   async write(batches: TenantBatch[], walPosition: bigint): Promise<void> {
     this.assertOpen();
+    // Chunks prepared from here on are for the write after this one, and are built once this one reaches COMMIT.
+    // Chunks built for other batches belong to a write that will not come (its records were already stored).
+    const prefetch = this.prefetch;
+    this.prefetch = null;
+    const ahead = prefetch?.batches === batches ? prefetch : null;
+    if (prefetch && !ahead) prefetch.drop();
+    let reachCommit = (): void => undefined;
+    this.commitReached = new Promise((resolve) => { reachCommit = resolve; });
     await this.writer.run(async (c) => {
-      // A position the store already holds means these records are in it: a retry of a write whose commit went
-      // through, or a replay of one. Skipping keeps both exactly-once (checked again inside the transaction).
-      if (walPosition <= (await positionOn(c))) return;
-      await this.promoteFields(c, batches);
-      const columns = this.fields.columns;
-      const writable = this.fields.writableColumns().length;
-      // One transaction holds the rows and the WAL position (DESIGN §1, exactly-once replay). DuckDB's
-      // appender writes inside the connection's open transaction: a ROLLBACK — or a crash before COMMIT —
-      // leaves neither rows nor position behind (duckdb-store.test.ts proves the rollback half).
-      await c.run('BEGIN TRANSACTION');
       try {
-        if (walPosition <= (await positionOn(c))) {
-          await c.run('ROLLBACK');
-          return;
+        // A position the store already holds means these records are in it: a retry of a write whose commit went
+        // through, or a replay of one. Skipping keeps both exactly-once (checked again inside the transaction).
+        if (walPosition <= (await positionOn(c))) return;
+        await this.promoteFields(c, batches);
+        const columns = this.fields.columns;
+        const writable = this.fields.writableColumns().length;
+        // One transaction holds the rows and the WAL position (DESIGN §1, exactly-once replay). DuckDB's
+        // appender writes inside the connection's open transaction: a ROLLBACK — or a crash before COMMIT —
+        // leaves neither rows nor position behind (duckdb-store.test.ts proves the rollback half).
+        await c.run('BEGIN TRANSACTION');
+        try {
+          if (walPosition <= (await positionOn(c))) {
+            await c.run('ROLLBACK');
+            return;
+          }
+          await appendLogs(c, batches, columns, writable, ahead?.take(columns) ?? undefined);
+          await appendSpans(c, batches);
+          await appendReplay(c, batches);
+          const metricKeys = await appendMetrics(c, batches, this.metricKeys);
+          await c.run('UPDATE wal_state SET position = $1 WHERE id = 1', [walPosition]);
+          reachCommit();
+          await c.run('COMMIT');
+          this.metricKeys.commit(metricKeys);
+        } catch (e) {
+          await c.run('ROLLBACK').catch(() => undefined);
+          throw e;
         }
-        await appendLogs(c, batches, columns, writable);
-        await appendSpans(c, batches);
-        await appendReplay(c, batches);
-        const metricKeys = await appendMetrics(c, batches, this.metricKeys);
-        await c.run('UPDATE wal_state SET position = $1 WHERE id = 1', [walPosition]);
-        await c.run('COMMIT');
-        this.metricKeys.commit(metricKeys);
-      } catch (e) {
-        await c.run('ROLLBACK').catch(() => undefined);
-        throw e;
+      } finally {
+        ahead?.drop();
+        reachCommit();
       }
     });
   }
@@ -340,6 +369,8 @@ class DuckdbStore implements DuckdbTelemetryStore {
     if (this.closed) return;
     this.closed = true;
     this.closing.abort();
+    this.prefetch?.drop();
+    this.prefetch = null;
     await Promise.all([...this.streams].map((s) => s.catch(() => undefined)));
     // Wait out queued work, checkpoint so a reopen need not replay DuckDB's own WAL, then release the file.
     await this.writer.run((c) => c.run('CHECKPOINT')).catch(() => undefined);

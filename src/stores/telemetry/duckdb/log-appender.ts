@@ -3,7 +3,7 @@
 // `field_order`, then every promoted field column of the table (field-columns.ts) — filled for the `writable` ones,
 // NULL for any the writer may not fill yet (field-layout.ts).
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBDataChunk } from '@duckdb/node-api';
 import { logCount, logWindowsOf, type TenantBatch } from '../../../model/batch.js';
 import type { LogEntry } from '../../../model/log-entry.js';
 import { withAppender } from './appender.js';
@@ -24,52 +24,71 @@ const INT64_MAX = 2n ** 63n - 1n;
 
 /**
  * Appends every log of `batches`, yielding after each chunk (DESIGN §1: the drain must yield). `columns` are the
- * table's promoted columns; the writer fills the first `writable` of them.
+ * table's promoted columns; the writer fills the first `writable` of them. `ahead`, when given, holds the first of
+ * these chunks already built (log-prefetch.ts) and builds the rest.
  */
 export async function appendLogs(
-  c: DuckDBConnection, batches: TenantBatch[], columns: readonly FieldColumn[], writable: number,
+  c: DuckDBConnection, batches: TenantBatch[], columns: readonly FieldColumn[], writable: number, ahead?: PreparedLogs,
 ): Promise<void> {
   if (!batches.some((b) => logCount(b.batch) > 0)) return;
-  const splitter = new FieldSplitter(columns.slice(0, writable));
-  const fixed = LOG_COLUMNS.length;
+  const chunks = ahead ?? { built: [], rest: logChunks(batches, columns, writable) };
   await withAppender(c, 'logs', async (a) => {
-    const w = new ChunkWriter([...FIXED_KINDS, ...columns.map((col) => KIND_COLUMN[col.kind])]);
-    for (const { tenantId, format, batch } of batches) {
-      // Parsed window by window when the batch came so (model/batch.ts LogWindows): appended before the next is made.
-      for (const logs of logWindowsOf(batch)) for (const e of logs) {
-        // A chunk holds one batch's rows, so its tenant and format are constants of the chunk.
-        if (w.rows === 0) {
-          w.constant(0, tenantId);
-          w.constant(10, format);
-        }
-        const f = splitter.split(e.fields);
-        w.bigint(1, int64(e.timeNs));
-        w.bigint(2, int64(e.observedNs));
-        w.string(3, e.service);
-        w.string(4, e.severity);
-        w.string(5, e.msg);
-        w.string(6, e.traceId);
-        w.string(7, e.spanId);
-        w.string(8, streamOf(e));
-        w.string(9, f.json);
-        if (f.order === null) w.null(11);
-        else w.string(11, f.order);
-        for (let i = 0; i < columns.length; i++) {
-          const v = f.values[i];
-          const col = fixed + i;
-          if (v === undefined) w.null(col);
-          else if (typeof v === 'number') w.bigint(col, BigInt(v));
-          else if (columns[i]?.kind === 'uuid') w.uuid(col, v);
-          else w.string(col, v);
-        }
-        if (w.endRow()) {
-          w.flush(a);
-          await yieldToLoop();
-        }
-      }
-      w.flush(a);
+    for (const chunk of chunks.built) a.appendDataChunk(chunk);
+    chunks.built.length = 0;
+    for (const chunk of chunks.rest) {
+      a.appendDataChunk(chunk);
+      await yieldToLoop();
     }
   });
+}
+
+/** Chunks of a write's logs: those built before its transaction began, then the generator of the others. */
+export interface PreparedLogs {
+  built: DuckDBDataChunk[];
+  rest: Generator<DuckDBDataChunk, void>;
+}
+
+/**
+ * The logs of `batches` as full chunks of rows (the last of each batch may be short), built one at a time as they are
+ * asked for: a chunk holds one batch's rows, so its tenant and format are constants of the chunk. Building needs no
+ * transaction, so a write's chunks can be built while the write before it commits (log-prefetch.ts).
+ */
+export function* logChunks(batches: TenantBatch[], columns: readonly FieldColumn[], writable: number): Generator<DuckDBDataChunk, void> {
+  const splitter = new FieldSplitter(columns.slice(0, writable));
+  const fixed = LOG_COLUMNS.length;
+  const w = new ChunkWriter([...FIXED_KINDS, ...columns.map((col) => KIND_COLUMN[col.kind])]);
+  for (const { tenantId, format, batch } of batches) {
+    // Parsed window by window when the batch came so (model/batch.ts LogWindows): appended before the next is made.
+    for (const logs of logWindowsOf(batch)) for (const e of logs) {
+      if (w.rows === 0) {
+        w.constant(0, tenantId);
+        w.constant(10, format);
+      }
+      const f = splitter.split(e.fields);
+      w.bigint(1, int64(e.timeNs));
+      w.bigint(2, int64(e.observedNs));
+      w.string(3, e.service);
+      w.string(4, e.severity);
+      w.string(5, e.msg);
+      w.string(6, e.traceId);
+      w.string(7, e.spanId);
+      w.string(8, streamOf(e));
+      w.string(9, f.json);
+      if (f.order === null) w.null(11);
+      else w.string(11, f.order);
+      for (let i = 0; i < columns.length; i++) {
+        const v = f.values[i];
+        const col = fixed + i;
+        if (v === undefined) w.null(col);
+        else if (typeof v === 'number') w.bigint(col, BigInt(v));
+        else if (columns[i]?.kind === 'uuid') w.uuid(col, v);
+        else w.string(col, v);
+      }
+      if (w.endRow()) yield w.take() as DuckDBDataChunk;
+    }
+    const last = w.take();
+    if (last) yield last;
+  }
 }
 
 /**

@@ -76,8 +76,11 @@ async function serve({ id, method, args }: CallMessage): Promise<ReplyMessage> {
       // Decoded as soon as it arrives, while the write before may still be committing; stored in arrival order. Log
       // lines are parsed only as the write appends them (model/batch.ts LogWindows).
       const batches = decodeRecordParts(parts, replayFormats, true);
-      batches.catch(() => undefined); // awaited in turn below; a failure must not count as unhandled meanwhile
+      // Decoded before the write before it ends: its log chunks can be built while that one commits.
+      let started = false;
+      batches.then((b) => { if (!started) store.prepareWrite?.(b); }, () => undefined);
       await inOrder(async () => {
+        started = true;
         if (walPosition <= committed) return; // already in the store (a retry of a write whose commit went through)
         if (from !== committed) throw new Error(`worker store: a write from WAL position ${from} while the store is at ${committed}`);
         await store.write(await batches, walPosition);
