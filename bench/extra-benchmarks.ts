@@ -24,7 +24,7 @@ export interface ExtraContext {
 
 const str = (v: string) => ({ stringValue: v });
 
-function otlpLogBodies(count: number, recordsPerBody: number): { body: Buffer; entries: number }[] {
+export function otlpLogBodies(count: number, recordsPerBody: number): { body: Buffer; entries: number }[] {
   const out: { body: Buffer; entries: number }[] = [];
   let id = 0;
   for (let b = 0; b < count; b++) {
@@ -52,7 +52,7 @@ function otlpLogBodies(count: number, recordsPerBody: number): { body: Buffer; e
   return out;
 }
 
-function remoteWriteBodies(count: number, seriesPerBody: number, samplesPerSeries: number): { body: Buffer; entries: number }[] {
+export function remoteWriteBodies(count: number, seriesPerBody: number, samplesPerSeries: number): { body: Buffer; entries: number }[] {
   const out: { body: Buffer; entries: number }[] = [];
   const now = Date.now();
   for (let b = 0; b < count; b++) {
@@ -67,7 +67,7 @@ function remoteWriteBodies(count: number, seriesPerBody: number, samplesPerSerie
   return out;
 }
 
-function otlpMetricBodies(count: number, pointsPerBody: number): { body: Buffer; entries: number }[] {
+export function otlpMetricBodies(count: number, pointsPerBody: number): { body: Buffer; entries: number }[] {
   const out: { body: Buffer; entries: number }[] = [];
   const nowNs = String(BigInt(Date.now()) * 1_000_000n);
   for (let b = 0; b < count; b++) {

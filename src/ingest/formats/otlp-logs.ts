@@ -30,7 +30,10 @@ import { copyFields } from './fields.js';
 import { OtlpTypes } from './otlp-proto.js';
 import { decodesCleanly } from './proto-walk.js';
 import { protoLogEntries } from './otlp-logs-proto.js';
-import { wireLogEntries } from './otlp-logs-wire.js';
+import { wireLogEntries, wireLogWindows } from './otlp-logs-wire.js';
+
+/** Records per window of a protobuf body read from the wire: as many as a native NDJSON window (native.ts). */
+const OTLP_WINDOW_RECORDS = 2048;
 
 export function parseOtlpLogs(body: Buffer, headers: IncomingHttpHeaders, nowNs: bigint): ParsedBody {
   const encoding = otlpEncodingOf(headers, body);
@@ -154,28 +157,54 @@ function toLogEntry(record: unknown, resource: ResourceContext, scope: Record<st
 }
 
 /**
- * parseOtlpLogs's entries for a store that appends as it parses (IngestFormat.logWindows): the body is read when its
- * one window is (a protobuf one from the wire, otlp-logs-wire.ts, or decoded without toObject's copy,
- * otlp-logs-proto.ts), so a write holds one request's entries at a time rather than all of its own. A body that no longer decodes (only a parser changed since it was
- * acknowledged could do that) gives none, reported to `onBad`.
+ * parseOtlpLogs's entries for a store that appends as it parses (IngestFormat.logWindows): a protobuf body is read
+ * from the wire a window of OTLP_WINDOW_RECORDS at a time (otlp-logs-wire.ts); one the wire reader leaves to the
+ * decoder (otlp-logs-proto.ts, without toObject's copy), or a JSON one, is read whole when its one window is. So a
+ * write holds at most one request's entries at a time. A body that no longer decodes (only a parser changed since it
+ * was acknowledged could do that) gives none, reported to `onBad`.
  */
 export function otlpLogWindows(
   body: Buffer, headers: IncomingHttpHeaders, nowNs: bigint, rows: number, onBad: (why: string) => void,
 ): LogWindows {
+  const bad = (e: unknown): void => onBad(e instanceof Error ? e.message : String(e));
+  const protobuf = otlpEncodingOf(headers, body) === 'protobuf';
   const entries = (): LogEntry[] => {
     try {
-      return otlpEncodingOf(headers, body) === 'protobuf'
+      return protobuf
         ? wireLogEntries(body, nowNs) ?? protoLogEntries(decodeOtlpProto(body, OtlpTypes.ExportLogsServiceRequest), nowNs)
         : parseOtlpLogs(body, headers, nowNs).batch.logs;
     } catch (e) {
-      onBad(e instanceof Error ? e.message : String(e));
+      bad(e);
       return [];
     }
   };
   return {
     count: rows,
     *windows() {
-      yield entries();
+      // From the wire a window at a time (otlp-logs-wire.ts wireLogWindows); a body the wire reader leaves to the
+      // decoder, or a JSON one, is one window.
+      let windows: Iterator<LogEntry[]> | undefined;
+      try {
+        windows = protobuf ? wireLogWindows(body, nowNs, OTLP_WINDOW_RECORDS)?.[Symbol.iterator]() : undefined;
+      } catch (e) {
+        bad(e);
+        return;
+      }
+      if (windows === undefined) {
+        yield entries();
+        return;
+      }
+      for (;;) {
+        let next: IteratorResult<LogEntry[]>;
+        try {
+          next = windows.next();
+        } catch (e) {
+          bad(e); // the windows before are in the write; the rest of the body is reported, as a bad NDJSON line is
+          return;
+        }
+        if (next.done === true) return;
+        yield next.value;
+      }
     },
     sample: (n) => pickAtRandom(entries(), n),
     wholeBodySample: true,
