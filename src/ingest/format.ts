@@ -11,6 +11,11 @@ export interface FormatRequest {
   readonly headers: IncomingHttpHeaders;
   /** Service time of receipt, unix ns: the default event time and every entry's observed time. */
   readonly nowNs: bigint;
+  /**
+   * Set on a body read back from the WAL that passed proto-walk.ts when it was counted (CountedBody.bodyWalked): the
+   * store's wire reader then need not walk the same bytes again (the WAL's CRC guards them in between).
+   */
+  readonly bodyWalked?: boolean;
 }
 
 export interface ParsedBody {
@@ -30,6 +35,8 @@ export interface CountedBody {
   rows: number;
   signal: Signal;
   replyData?: unknown;
+  /** The count walked the body with proto-walk.ts and found that it decodes; kept in its WAL record (wal-raw.ts). */
+  bodyWalked?: boolean;
 }
 
 export interface IngestFormat {

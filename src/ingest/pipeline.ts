@@ -98,7 +98,8 @@ export class IngestPipeline {
       try {
         if (counted.rows > 0) {
           await this.deps.sink.checkPressure(body.length);
-          await this.deps.sink.append(grant.tenant.id, route.format, { batch, rows: counted.rows }, { body, req: formatReq });
+          const req = counted.bodyWalked === true ? { ...formatReq, bodyWalked: true } : formatReq;
+          await this.deps.sink.append(grant.tenant.id, route.format, { batch, rows: counted.rows }, { body, req });
         }
       } catch (e) {
         this.deps.admission.release(ticket);

@@ -81,6 +81,30 @@ describe('raw WAL records', () => {
     assert.equal(back.batch.logs[0]?.service, 'checkout');
   });
 
+  test('a body the count walked is marked so in its record, and the worker reads it without walking it again', async () => {
+    const body = encodeMessage(OtlpTypes.ExportLogsServiceRequest, {
+      resourceLogs: [{ scopeLogs: [{ logRecords: [{ body: { stringValue: 'walked' } }, { body: { stringValue: 'twice' } }] }] }],
+    });
+    const req = request({ 'content-type': 'application/x-protobuf' }, '/v1/logs');
+    const counted = await (otlpLogsFormat.count ?? assert.fail('otlp logs count'))(body, req);
+    assert.equal(counted.bodyWalked, true);
+    const seen: FormatRequest[] = [];
+    const spy = new Map([['otlp-logs', { ...otlpLogsFormat, logWindows: (b: Buffer, r: FormatRequest, rows: number, bad: (why: string) => void) => {
+      seen.push(r);
+      return otlpLogsFormat.logWindows?.(b, r, rows, bad) ?? null;
+    } }]]);
+    const payloadOf = (r: FormatRequest) => scanRecords(Buffer.concat(encodeRawRecord('t1', { ...otlpLogsFormat, walKey: 'otlp-logs' }, r, body, 2).pieces)).records[0]?.payload
+      ?? assert.fail('one record');
+    const walked = readOut(await decodeAnyPayload(payloadOf({ ...req, bodyWalked: true }), spy, 2));
+    const plain = readOut(await decodeAnyPayload(payloadOf(req), spy, 2));
+    assert.deepEqual(seen.map((r) => r.bodyWalked), [true, undefined], 'only the walked record says so');
+    assert.deepEqual(walked, plain);
+    assert.deepEqual(walked.batch.logs.map((e) => e.msg), ['walked', 'twice']);
+    // A JSON body is not walked.
+    const json = Buffer.from(JSON.stringify({ resourceLogs: [{ scopeLogs: [{ logRecords: [{ body: { stringValue: 'j' } }] }] }] }));
+    assert.notEqual((await otlpLogsFormat.count?.(json, request({ 'content-type': 'application/json' }, '/v1/logs')))?.bodyWalked, true);
+  });
+
   test('remote write sent without Content-Encoding is still snappy-decoded once on replay', async () => {
     const raw = encodeRemoteWrite(1, {
       timeseries: [{ labels: [{ name: '__name__', value: 'up' }, { name: 'job', value: 'api' }], samples: [{ value: 1, timestamp: 1_764_000_000_000 }] }],

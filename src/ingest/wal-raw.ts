@@ -33,7 +33,9 @@ export function encodeRawRecord(tenantId: string, format: IngestFormat & { walKe
     const v = req.headers[h];
     if (v !== undefined) headers[h] = Array.isArray(v) ? v.join(', ') : v;
   }
-  const meta = Buffer.from(JSON.stringify([tenantId, format.name, format.walKey, req.nowNs.toString(), req.path, req.query.toString(), headers]));
+  const facts = [tenantId, format.name, format.walKey, req.nowNs.toString(), req.path, req.query.toString(), headers];
+  // An eighth fact only when set: records without it read as they always have (FormatRequest.bodyWalked).
+  const meta = Buffer.from(JSON.stringify(req.bodyWalked === true ? [...facts, 1] : facts));
   const head = Buffer.allocUnsafe(RECORD_HEADER_BYTES + META_AT);
   const payloadLength = META_AT + meta.length + body.length;
   head.writeUInt32LE(payloadLength, 0);
@@ -111,11 +113,11 @@ function rawRecordPieces(pieces: Uint8Array[]): { meta: Buffer; body: Buffer; ro
  * metric samples to be parsed as the store reads them (IngestFormat.logWindows, deferSamples).
  */
 async function replayRaw(metaBytes: Buffer, body: Buffer, formats: ReplayFormats, windowRows?: number): Promise<TenantBatch> {
-  const [tenantId, name, walKey, nowNs, path, query, headers] = JSON.parse(metaBytes.toString('utf8')) as
-    [string, string, string, string, string, string, IncomingHttpHeaders];
+  const [tenantId, name, walKey, nowNs, path, query, headers, walked] = JSON.parse(metaBytes.toString('utf8')) as
+    [string, string, string, string, string, string, IncomingHttpHeaders, 1 | undefined];
   const format = formats.get(walKey);
   if (format === undefined) throw new Error(`wal: no format ${walKey} to replay a raw record with`);
-  const req = { path, query: new URLSearchParams(query), headers, nowNs: BigInt(nowNs) };
+  const req: FormatRequest = { path, query: new URLSearchParams(query), headers, nowNs: BigInt(nowNs), ...(walked === 1 ? { bodyWalked: true } : {}) };
   const logWindows = windowRows === undefined ? null : format.logWindows?.(body, req, windowRows, (why) => {
     onUnparseable(`wal: a ${walKey} record of tenant ${tenantId} no longer parses whole (${why}); that entry is skipped`);
   });

@@ -43,7 +43,10 @@ export interface WalOptions {
   memoryBytes?: number;
   /** Store write failures (retried), segment deletion failures, a torn tail cut off on open. */
   onError?: (e: unknown) => void;
-  /** Longest a body waits for room past the backpressure watermark before its 429 (wal-room.ts). Default 3 s. */
+  /**
+   * Longest a body waits for room past the backpressure watermark before its 429 (wal-room.ts). Default 5 s, the
+   * back-off the 429 itself asks for (spec, 429 details 4): a write of the bench's size commits every 2.5-4 s.
+   */
   roomWaitMs?: number;
   /** Bytes of bodies that may wait for room at once (wal-room.ts). Default a sixteenth of maxBytes. */
   maxWaitingBytes?: number;
@@ -215,7 +218,7 @@ class WalImpl implements Wal {
       write: (entries, end, from) => this.writeEntries(entries, end, from), committedTo: (end, entries) => this.committedTo(end, entries), onError,
     });
     this.room = new RoomWaiters(() => this.pressure(), () => this.roomWaits && !this.closing && !this.drain.failing, {
-      waitMs: opts.roomWaitMs ?? 3000, maxWaitingBytes: opts.maxWaitingBytes ?? opts.maxBytes / 16,
+      waitMs: opts.roomWaitMs ?? 5000, maxWaitingBytes: opts.maxWaitingBytes ?? opts.maxBytes / 16,
     });
     this.replayedRecords = backlog.length;
     for (const q of backlog) {

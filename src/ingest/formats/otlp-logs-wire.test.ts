@@ -82,6 +82,8 @@ void test('mutated bodies: where the decoder reads one, the wire gives its entri
     compared++;
     assert.deepEqual(got, want, `body ${bytes.toString('hex')}`);
     assert.deepEqual([...(wireLogWindows(bytes, NOW, 3) ?? [])].flat(), want, `body ${bytes.toString('hex')}, windows of 3`);
+    // A body known to have passed the walk (FormatRequest.bodyWalked) reads the same without it.
+    assert.deepEqual([...(wireLogWindows(bytes, NOW, 3, true) ?? [])].flat(), want, `body ${bytes.toString('hex')}, walked`);
   }
   assert.ok(compared > 400, `${compared} mutated bodies were read from the wire and compared`);
 });

@@ -28,15 +28,16 @@ export function wireLogEntries(body: Buffer, nowNs: bigint): LogEntry[] | null {
  * window's entries rather than a whole request's: with the bench's 4,000-record requests, the worker's young
  * generation copied each request's live entries at every scavenge, ~17 % of its time under load. A record found not
  * plain only once its window is read (a body or AnyValue member given twice) turns the rest of the body over to the
- * decoder: its entries are protoLogEntries's, record for record, so the windows go on from that record.
+ * decoder: its entries are protoLogEntries's, record for record, so the windows go on from that record. `walked`: the
+ * body is known to have passed proto-walk.ts (FormatRequest.bodyWalked), which is then not run again.
  */
-export function wireLogWindows(body: Buffer, nowNs: bigint, size: number): Iterable<LogEntry[]> | null {
+export function wireLogWindows(body: Buffer, nowNs: bigint, size: number, walked = false): Iterable<LogEntry[]> | null {
   // Per record, in order: where its bytes start and end, and which of `contexts` its resource and scope are.
   const spans: number[] = [];
   const owners: number[] = [];
   const contexts: { resource: ResourceContext; scope: Record<string, FieldValue> }[] = [];
   let wire: Wire | undefined;
-  const located = readRequest(body, OtlpTypes.ExportLogsServiceRequest, (w, end) => {
+  const located = readRequest(body, OtlpTypes.ExportLogsServiceRequest, walked, (w, end) => {
     wire = w;
     readContainer(w, end, readResource, resourceOf, (resource, scopesEnd) => {
       readContainer(w, scopesEnd, readScope, scopeOf, (scope, recordEnd) => {

@@ -83,9 +83,11 @@ export function countOtlpLogs(body: Buffer, headers: IncomingHttpHeaders, nowNs:
     const n = parsed.batch.logs.length;
     return { entries: n, rows: n, signal: parsed.signal, replyData: parsed.replyData };
   }
-  const { records, resources } = walkLogsRequest(body) ?? decodeLogsRequest(body);
+  const walked = walkLogsRequest(body);
+  const { records, resources } = walked ?? decodeLogsRequest(body);
   const browser = resources.filter((resource) => resourceContext({ resource }).rum).length;
   return {
+    bodyWalked: walked !== null,
     entries: records,
     rows: records,
     signal: resources.length > 0 && browser === resources.length ? 'rum' : 'logs',
@@ -164,7 +166,7 @@ function toLogEntry(record: unknown, resource: ResourceContext, scope: Record<st
  * was acknowledged could do that) gives none, reported to `onBad`.
  */
 export function otlpLogWindows(
-  body: Buffer, headers: IncomingHttpHeaders, nowNs: bigint, rows: number, onBad: (why: string) => void,
+  body: Buffer, headers: IncomingHttpHeaders, nowNs: bigint, rows: number, onBad: (why: string) => void, bodyWalked = false,
 ): LogWindows {
   const bad = (e: unknown): void => onBad(e instanceof Error ? e.message : String(e));
   const protobuf = otlpEncodingOf(headers, body) === 'protobuf';
@@ -185,7 +187,7 @@ export function otlpLogWindows(
       // decoder, or a JSON one, is one window.
       let windows: Iterator<LogEntry[]> | undefined;
       try {
-        windows = protobuf ? wireLogWindows(body, nowNs, OTLP_WINDOW_RECORDS)?.[Symbol.iterator]() : undefined;
+        windows = protobuf ? wireLogWindows(body, nowNs, OTLP_WINDOW_RECORDS, bodyWalked)?.[Symbol.iterator]() : undefined;
       } catch (e) {
         bad(e);
         return;
@@ -216,7 +218,7 @@ export const otlpLogsFormat: IngestFormat = {
   walKey: 'otlp-logs',
   parse: (body, req) => parseOtlpLogs(body, req.headers, req.nowNs),
   count: (body, req) => countOtlpLogs(body, req.headers, req.nowNs),
-  logWindows: (body, req, rows, onBad) => otlpLogWindows(body, req.headers, req.nowNs, rows, onBad),
+  logWindows: (body, req, rows, onBad) => otlpLogWindows(body, req.headers, req.nowNs, rows, onBad, req.bodyWalked),
   reply: (ctx, accepted, parsed) =>
     sendOtlpReply(ctx, accepted, parsed.replyData, OtlpTypes.ExportLogsServiceResponse, 'rejectedLogRecords'),
 };

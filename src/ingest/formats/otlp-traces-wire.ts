@@ -35,7 +35,7 @@ export interface WireTraces {
 /** The spans of a protobuf ExportTraceServiceRequest body, or null when the decoder must read it. */
 export function wireTraces(body: Buffer, nowNs: bigint): WireTraces | null {
   const out: WireTraces = { spans: [], rejections: new Rejections(), resources: 0, browser: 0 };
-  const read = readRequest(body, OtlpTypes.ExportTraceServiceRequest, (wire, end) => readResourceSpans(wire, end, nowNs, out));
+  const read = readRequest(body, OtlpTypes.ExportTraceServiceRequest, false, (wire, end) => readResourceSpans(wire, end, nowNs, out));
   return read ? out : null;
 }
 

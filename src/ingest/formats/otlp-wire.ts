@@ -23,10 +23,10 @@ const asRead = (v: unknown): FieldValue => v as FieldValue;
 /**
  * Reads an Export*ServiceRequest body: `readResourceItem` reads each of its field-1 messages (ResourceLogs,
  * ResourceSpans) from the cursor to the message's end. False when the walk is not sure protobufjs decodes the body
- * (proto-walk.ts), or the body is not plain: the caller decodes it instead.
+ * (proto-walk.ts), or the body is not plain: the caller decodes it instead. `walked`: the body already passed the walk.
  */
-export function readRequest(body: Buffer, type: Type, readResourceItem: (wire: Wire, end: number) => void): boolean {
-  if (!decodesCleanly(body, type)) return false;
+export function readRequest(body: Buffer, type: Type, walked: boolean, readResourceItem: (wire: Wire, end: number) => void): boolean {
+  if (!walked && !decodesCleanly(body, type)) return false;
   const wire = new Wire(body);
   try {
     while (wire.pos < body.length) {
