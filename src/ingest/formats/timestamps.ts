@@ -68,9 +68,14 @@ export function parseRfc3339(text: string): bigint | null {
   let fracNs = 0;
   if (pos < n && (text[pos] === '.' || text[pos] === ',')) {
     const start = ++pos;
-    while (pos < n && isDigit(text.charCodeAt(pos))) pos++;
+    // Digit by digit up to the 9th (ns), scaled up for fewer: no substring per entry.
+    for (let scale = 100_000_000; pos < n; pos++) {
+      const c = text.charCodeAt(pos);
+      if (!isDigit(c)) break;
+      fracNs += (c - 0x30) * scale;
+      scale = Math.floor(scale / 10);
+    }
     if (pos === start) return null;
-    fracNs = digits(text.slice(start, Math.min(pos, start + 9)).padEnd(9, '0'), 0, 9);
   }
   if (pos < n && text[pos] === ' ') pos++;
   let offsetS = 0;
@@ -87,8 +92,17 @@ export function parseRfc3339(text: string): bigint | null {
   }
   if (pos !== n) return null;
   const seconds = daysFromCivil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second - offsetS;
-  return inInt64(BigInt(seconds) * NS_PER_S + BigInt(fracNs));
+  // A shipper's batch holds many entries of one second: its nanoseconds as a bigint are made once.
+  if (seconds !== lastSeconds) {
+    lastSeconds = seconds;
+    lastSecondsNs = BigInt(seconds) * NS_PER_S;
+  }
+  return inInt64(lastSecondsNs + BigInt(fracNs));
 }
+
+/** The last second parseRfc3339 read, and it in ns. */
+let lastSeconds = 0;
+let lastSecondsNs = 0n;
 
 function isDigit(c: number): boolean {
   return c >= 0x30 && c <= 0x39;
