@@ -4,15 +4,11 @@
 import type { RunningService, TestAccount } from '../test/support/service.js';
 import { runLoad, type LoadResult } from './load.js';
 import { waitForDrain } from './drain.js';
+import { decodeOnlyRate } from './decode-only.js';
 import { OtlpTypes, encodeMessage } from '../src/ingest/formats/otlp-proto.js';
 import { encodeRemoteWrite } from '../src/ingest/metrics/remote-write-proto.js';
 import { encodeExportMetricsRequest } from '../src/ingest/metrics/otlp-metrics-proto.js';
 import { compress } from 'snappyjs';
-import { decodeOtlpBody } from '../src/ingest/formats/otlp-common.js';
-import { decodeRemoteWriteBody } from '../src/ingest/metrics/remote-write.js';
-import { decodeWriteRequestV1 } from '../src/ingest/metrics/remote-write-proto.js';
-import { decodeExportMetricsRequest } from '../src/ingest/metrics/otlp-metrics-proto.js';
-import { wireLogEntries } from '../src/ingest/formats/otlp-logs-wire.js';
 
 export interface ExtraContext {
   svc: RunningService;
@@ -86,29 +82,6 @@ export function otlpMetricBodies(count: number, pointsPerBody: number): { body: 
   return out;
 }
 
-/**
- * Decode-only (issue 12 item 2): the same bodies decoded with the same codec the service uses, on one thread, doing
- * nothing else (entries/s). A service figure divided by this is the share of the bare decode rate it reaches with
- * auth, limits, the WAL's fsync and the store behind it. After a warm-up, the best of 5 rounds of `seconds` / 5: one
- * long loop swung 3× between runs with the state of this process's heap (a major GC or none), and the baseline is
- * the one figure that must not flatter the ratio.
- */
-function decodeOnlyRate(bodies: { body: Buffer; entries: number }[], decode: (b: Buffer) => unknown, seconds: number): number {
-  const round = (ms: number): number => {
-    const start = performance.now();
-    let entries = 0;
-    for (let i = 0; performance.now() - start < ms; i++) {
-      const b = bodies[i % bodies.length];
-      if (!b) break;
-      decode(b.body);
-      entries += b.entries;
-    }
-    return entries / ((performance.now() - start) / 1000);
-  };
-  round(500);
-  return Math.max(...Array.from({ length: 5 }, () => round((seconds * 1000) / 5)));
-}
-
 /** Acked, and acked and stored (the run plus the time its backlog took to land), each as a share of decode-only. */
 function ratioLine(label: string, service: LoadResult, drainS: number, decodeRate: number): string {
   const acked = service.entries / service.seconds;
@@ -131,11 +104,11 @@ export async function extraBenchmarks(ctx: ExtraContext): Promise<void> {
   const otlpLogsDrainS = await waitForDrain(svc);
   console.log(line('sightline OTLP protobuf logs', otlpLogs));
   console.log(ratioLine('  OTLP logs', otlpLogs, otlpLogsDrainS,
-    decodeOnlyRate(logBodies, (b) => decodeOtlpBody(b, 'protobuf', OtlpTypes.ExportLogsServiceRequest), Math.min(5, seconds))));
+    await decodeOnlyRate(logBodies, 'otlp-logs', Math.min(5, seconds))));
   // The store worker no longer decodes these bodies with protobufjs: it reads entries straight from the wire. Its
   // reader's own rate (entries made, nothing stored) is printed beside the ratio, so that the ratio's baseline — the
   // codec a Node receiver would use, and the one the service falls back to — is not mistaken for the worker's cost.
-  const wireRate = decodeOnlyRate(logBodies, (b) => wireLogEntries(b, 0n), Math.min(5, seconds));
+  const wireRate = await decodeOnlyRate(logBodies, 'otlp-logs-wire', Math.min(5, seconds));
   console.log(`  OTLP logs, the worker's wire reader (otlp-logs-wire.ts) alone, one thread: ${Math.round(wireRate).toLocaleString('en')} entries/s ` +
     `into entries; acked and stored ${((otlpLogs.entries / (otlpLogs.seconds + otlpLogsDrainS) / wireRate) * 100).toFixed(1)} % of it`);
 
@@ -148,7 +121,7 @@ export async function extraBenchmarks(ctx: ExtraContext): Promise<void> {
   const rwDrainS = await waitForDrain(svc);
   console.log(line('sightline remote write (samples)', rw));
   console.log(ratioLine('  remote write', rw, rwDrainS,
-    decodeOnlyRate(rwBodies, (b) => decodeWriteRequestV1(decodeRemoteWriteBody(b, 'snappy')), Math.min(5, seconds))));
+    await decodeOnlyRate(rwBodies, 'remote-write', Math.min(5, seconds))));
 
   const metricBodies = otlpMetricBodies(16, 5000);
   const otlpMetrics = await runLoad({
@@ -157,5 +130,5 @@ export async function extraBenchmarks(ctx: ExtraContext): Promise<void> {
   });
   const metricsDrainS = await waitForDrain(svc);
   console.log(line('sightline OTLP metrics (points)', otlpMetrics));
-  console.log(ratioLine('  OTLP metrics', otlpMetrics, metricsDrainS, decodeOnlyRate(metricBodies, decodeExportMetricsRequest, Math.min(5, seconds))));
+  console.log(ratioLine('  OTLP metrics', otlpMetrics, metricsDrainS, await decodeOnlyRate(metricBodies, 'otlp-metrics', Math.min(5, seconds))));
 }
