@@ -49,11 +49,6 @@ export class RoomWaiters {
     for (const wake of [...this.wakers]) wake();
   }
 
-  /** Bytes of the bodies waiting now. */
-  get waiting(): number {
-    return this.waitingBytes;
-  }
-
   private nextWake(withinMs: number): Promise<void> {
     return new Promise((resolve) => {
       const done = (): void => {

@@ -170,11 +170,12 @@ export function otlpLogWindows(
 ): LogWindows {
   const bad = (e: unknown): void => onBad(e instanceof Error ? e.message : String(e));
   const protobuf = otlpEncodingOf(headers, body) === 'protobuf';
-  const entries = (): LogEntry[] => {
+  // `fromWire` false: the wire reader has already left this body to the decoder.
+  const entries = (fromWire = true): LogEntry[] => {
     try {
-      return protobuf
-        ? wireLogEntries(body, nowNs) ?? protoLogEntries(decodeOtlpProto(body, OtlpTypes.ExportLogsServiceRequest), nowNs)
-        : parseOtlpLogs(body, headers, nowNs).batch.logs;
+      if (!protobuf) return parseOtlpLogs(body, headers, nowNs).batch.logs;
+      return (fromWire ? wireLogEntries(body, nowNs) : null)
+        ?? protoLogEntries(decodeOtlpProto(body, OtlpTypes.ExportLogsServiceRequest), nowNs);
     } catch (e) {
       bad(e);
       return [];
@@ -193,7 +194,7 @@ export function otlpLogWindows(
         return;
       }
       if (windows === undefined) {
-        yield entries();
+        yield entries(false);
         return;
       }
       for (;;) {
