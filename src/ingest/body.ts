@@ -33,10 +33,13 @@ export class BodyTimeoutError extends ServiceError {
   }
 }
 
-/** The client went away before the body ended; nobody reads the reply, but the request must not hang. */
+/**
+ * The client went away before the body ended, or before it was stored; nobody reads the reply, but the request must
+ * not hang.
+ */
 export class ClientAbortedError extends ServiceError {
-  constructor() {
-    super(400, 'client_aborted', 'Client aborted the request before the body ended', 'bad_request');
+  constructor(message = 'Client aborted the request before the body ended') {
+    super(400, 'client_aborted', message, 'bad_request');
     this.name = 'ClientAbortedError';
   }
 }

@@ -11,7 +11,7 @@ import type { KeyResolver } from '../auth/key-resolver.js';
 import type { Clock } from '../clock.js';
 import { ServiceError } from '../errors.js';
 import type { CountedBody, FormatRequest, IngestFormat, ParsedBody } from './format.js';
-import { BodyTooLargeError, decodeBody, readBody } from './body.js';
+import { BodyTooLargeError, ClientAbortedError, decodeBody, readBody } from './body.js';
 import { batchEntryCount, emptyBatch, type Batch } from '../model/batch.js';
 import { msToNs } from '../model/time.js';
 import type { Admission } from './admission.js';
@@ -98,8 +98,11 @@ export class IngestPipeline {
       try {
         if (counted.rows > 0) {
           await this.deps.sink.checkPressure(body.length);
-          const req = counted.bodyWalked === true ? { ...formatReq, bodyWalked: true } : formatReq;
-          await this.deps.sink.append(grant.tenant.id, route.format, { batch, rows: counted.rows }, { body, req });
+          // A client that hung up while its body waited for room (wal-room.ts) never gets the 200 and sends the body
+          // again: appending it now would store its rows twice.
+          if (req.socket.destroyed) throw new ClientAbortedError('Client closed the connection while the body waited for room; nothing was stored');
+          const walReq = counted.bodyWalked === true ? { ...formatReq, bodyWalked: true } : formatReq;
+          await this.deps.sink.append(grant.tenant.id, route.format, { batch, rows: counted.rows }, { body, req: walReq });
         }
       } catch (e) {
         this.deps.admission.release(ticket);
