@@ -11,11 +11,12 @@ process.env.UV_THREADPOOL_SIZE ??= '16';
 // thread over the same NDJSON load, 1-1.5 µs less CPU per entry over all threads (issue 12 item 1). The limit the
 // heap may reach (--max-old-space-size) is unchanged; the flag is read at each GC, so setting it here takes effect.
 setFlagsFromString('--heap-growing-percent=300');
-// DuckDB allocates through the jemalloc it bundles, which it tells to give freed pages back to the system after about a
-// second. A write of the bench's loads lands every ~2 s and takes a few hundred MB, so every write's memory came back
-// from the system page by page: ~0.11 page faults per stored entry on the store worker, and a fault costs ~17 µs on
-// the 2-core VM the bench runs on. Kept for 30 s instead: 0.108 → 0.017 faults an entry on that thread, ~1.4 µs less of
-// its CPU per entry (issue 12 item 1). An idle store still returns the memory. jemalloc reads this variable (named for
-// DuckDB's symbol prefix) when DuckDB first allocates, after this line; a value the operator set is kept.
+// DuckDB allocates through the jemalloc it bundles, which it tells to give freed pages back to the system after a
+// second (`dirty_decay_ms:1000,muzzy_decay_ms:1000`). A write of the bench's loads lands every ~2 s and takes a few
+// hundred MB, so every write's memory came back from the system page by page: ~0.11 page faults per stored entry on
+// the store worker, at ~17 µs a fault on the 2-core VM the bench runs on. Kept for 30 s instead: 0.108 → 0.017 faults
+// an entry on that thread, ~1.4 µs less of its CPU per entry (issue 12 item 1); the price is that memory DuckDB frees
+// stays in the process's RSS longer. jemalloc reads this variable (named for DuckDB's symbol prefix) when DuckDB first
+// allocates, after this line; a value the operator set is kept.
 process.env.DUCKDB_JE_MALLOC_CONF ??= 'dirty_decay_ms:30000,muzzy_decay_ms:30000';
 await import('./cli.js');
