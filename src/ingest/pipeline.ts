@@ -98,8 +98,8 @@ export class IngestPipeline {
       try {
         if (counted.rows > 0) {
           await this.deps.sink.checkPressure(body.length);
-          // A client that hung up while its body waited for room (wal-room.ts) never gets the 200 and sends the body
-          // again: appending it now would store its rows twice.
+          // A client that hung up before its body is appended (most often while it waited for room, wal-room.ts)
+          // never gets the 200 and sends the body again: appending it now would store its rows twice.
           if (req.socket.destroyed) throw new ClientAbortedError('Client closed the connection while the body waited for room; nothing was stored');
           const walReq = counted.bodyWalked === true ? { ...formatReq, bodyWalked: true } : formatReq;
           await this.deps.sink.append(grant.tenant.id, route.format, { batch, rows: counted.rows }, { body, req: walReq });
