@@ -2,6 +2,7 @@
 // writer; queries run on separate read connections so that DuckDB's MVCC lets them see the last commit
 // without waiting for the writer.
 import { stat } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { logCount, type TenantBatch } from '../../../model/batch.js';
@@ -29,6 +30,7 @@ import type { SeriesSource } from '../../../model/series-source.js';
 import type { ReplayChunk } from '../../../model/replay.js';
 import { appendLogs, int64, LOG_COLUMNS, ROWS_PER_YIELD } from './log-appender.js';
 import { LogPrefetch } from './log-prefetch.js';
+import { WriteThreads } from './write-threads.js';
 import { addFieldColumns, canAddColumns, loadFieldColumns, migrateFieldColumns } from './field-catalog.js';
 import { FieldLayout, type FieldSnapshot } from './field-layout.js';
 import { DEFAULT_PROMOTION, keysToPromote, type PromotionPolicy } from './field-promotion.js';
@@ -58,6 +60,8 @@ interface StorePolicy {
   path: string;
   promotion: PromotionPolicy;
   compaction: CompactionPolicy;
+  /** DuckDB's thread count when idle, and the machine's cores (write-threads.ts). */
+  threads: { normal: number; cores: number };
 }
 /**
  * DuckDB's own WAL size that triggers a checkpoint (its default is 16 MB). A checkpoint writes the row group being
@@ -75,6 +79,8 @@ export interface DuckdbStoreOptions {
   promotion?: PromotionPolicy;
   /** When a clean stop compacts the file (compaction.ts); tests lower the thresholds. */
   compaction?: CompactionPolicy;
+  /** The machine's cores, for DuckDB's thread count while writing (write-threads.ts); default: this machine's. */
+  cores?: number;
 }
 
 export async function openDuckdbStore(path: string, options: DuckdbStoreOptions = {}): Promise<DuckdbTelemetryStore> {
@@ -100,8 +106,10 @@ export async function openDuckdbStore(path: string, options: DuckdbStoreOptions 
       connections.push(c);
       readers.push(new Lane(c));
     }
+    const threads = Number((await writer.runAndReadAll("SELECT current_setting('threads') AS n")).getRowObjectsJS()[0]?.n);
     return new DuckdbStore(instance, new Lane(writer), readers, new FieldLayout(fieldColumns), {
       path, promotion: options.promotion ?? DEFAULT_PROMOTION, compaction: options.compaction ?? DEFAULT_COMPACTION,
+      threads: { normal: threads, cores: options.cores ?? availableParallelism() },
     });
   } catch (e) {
     for (const c of connections) c.closeSync();
@@ -121,6 +129,11 @@ async function checkColumns(c: DuckDBConnection, table: string, expected: string
 }
 
 /** One connection and the queue of work on it: a DuckDB connection runs one statement at a time. */
+/** DuckDB's global thread count (write-threads.ts); `n` is an integer this module computed. */
+async function setThreads(c: DuckDBConnection, n: number): Promise<void> {
+  await c.run(`SET threads = ${Math.trunc(n)}`);
+}
+
 class Lane {
   pending = 0;
   private tail: Promise<unknown> = Promise.resolve();
@@ -148,11 +161,18 @@ class DuckdbStore implements DuckdbTelemetryStore {
   /** The log chunks being built for the next write (prepareWrite), and when the write on the lane reaches COMMIT. */
   private prefetch: LogPrefetch | null = null;
   private commitReached: Promise<void> = Promise.resolve();
+  /** Fewer DuckDB threads while writes keep coming (write-threads.ts). */
+  private readonly threads: WriteThreads;
 
   constructor(
     private readonly instance: DuckDBInstance, private readonly writer: Lane, private readonly readers: Lane[],
     private readonly fields: FieldLayout, private readonly policy: StorePolicy,
-  ) {}
+  ) {
+    this.threads = new WriteThreads({
+      ...policy.threads,
+      set: (n) => this.writer.run((c) => setThreads(c, n)),
+    });
+  }
 
   /**
    * A log read, compiled against the promoted columns of the moment (field-layout.ts) and run on the read connections
@@ -201,6 +221,7 @@ class DuckdbStore implements DuckdbTelemetryStore {
             await c.run('ROLLBACK');
             return;
           }
+          await this.threads.writing((n) => setThreads(c, n));
           await appendLogs(c, batches, columns, writable, ahead?.take(columns) ?? undefined);
           await appendSpans(c, batches);
           await appendReplay(c, batches);
@@ -216,6 +237,7 @@ class DuckdbStore implements DuckdbTelemetryStore {
       } finally {
         ahead?.drop();
         reachCommit();
+        this.threads.written();
       }
     });
   }
@@ -369,6 +391,7 @@ class DuckdbStore implements DuckdbTelemetryStore {
     if (this.closed) return;
     this.closed = true;
     this.closing.abort();
+    this.threads.close();
     this.prefetch?.drop();
     this.prefetch = null;
     await Promise.all([...this.streams].map((s) => s.catch(() => undefined)));
