@@ -128,12 +128,12 @@ async function checkColumns(c: DuckDBConnection, table: string, expected: string
   }
 }
 
-/** One connection and the queue of work on it: a DuckDB connection runs one statement at a time. */
 /** DuckDB's global thread count (write-threads.ts); `n` is an integer this module computed. */
 async function setThreads(c: DuckDBConnection, n: number): Promise<void> {
   await c.run(`SET threads = ${Math.trunc(n)}`);
 }
 
+/** One connection and the queue of work on it: a DuckDB connection runs one statement at a time. */
 class Lane {
   pending = 0;
   private tail: Promise<unknown> = Promise.resolve();
@@ -391,11 +391,13 @@ class DuckdbStore implements DuckdbTelemetryStore {
     if (this.closed) return;
     this.closed = true;
     this.closing.abort();
-    this.threads.close();
+    // Every thread back for the last CHECKPOINT and the compacting copy (queued behind the writes in flight).
+    const threadsBack = this.threads.close();
     this.prefetch?.drop();
     this.prefetch = null;
     await Promise.all([...this.streams].map((s) => s.catch(() => undefined)));
     // Wait out queued work, checkpoint so a reopen need not replay DuckDB's own WAL, then release the file.
+    await threadsBack;
     await this.writer.run((c) => c.run('CHECKPOINT')).catch(() => undefined);
     await Promise.all(this.readers.map((r) => r.run(() => Promise.resolve())));
     const compacting = await this.copyCompacted(options);

@@ -17,7 +17,10 @@ export interface WriteThreadsOptions {
   cores: number;
   /** Runs `SET threads = n` in turn with the writes: queued on the writer's lane. */
   set: (threads: number) => Promise<void>;
-  /** How long without a write before the threads come back. Default 1 s (a loaded store writes every ~2 s or less). */
+  /**
+   * How long without a write before the threads come back. Default 1 s: under sustained load the next write starts
+   * as the last one commits (wal-drain.ts keeps two in flight).
+   */
   idleMs?: number;
 }
 
@@ -62,9 +65,17 @@ export class WriteThreads {
     this.restoreTimer.unref();
   }
 
-  close(): void {
+  /** No restore from now on; resolves once every thread is back (through `set`, behind the writes queued before). */
+  async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.restoreTimer);
+    if (this.current === this.options.normal) return;
+    try {
+      await this.options.set(this.options.normal);
+      this.current = this.options.normal;
+    } catch {
+      // Closing goes on: the count only matters to this process's DuckDB, which is closing.
+    }
   }
 
   private async restore(): Promise<void> {
