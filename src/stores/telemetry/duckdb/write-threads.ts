@@ -69,23 +69,21 @@ export class WriteThreads {
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.restoreTimer);
-    if (this.current === this.options.normal) return;
-    try {
-      await this.options.set(this.options.normal);
-      this.current = this.options.normal;
-    } catch {
-      // Closing goes on: the count only matters to this process's DuckDB, which is closing.
-    }
+    if (this.current !== this.options.normal) await this.backToNormal();
   }
 
   private async restore(): Promise<void> {
     this.restoreTimer = undefined;
-    if (this.closed) return;
+    if (!this.closed) await this.backToNormal();
+  }
+
+  private async backToNormal(): Promise<void> {
     try {
       await this.options.set(this.options.normal);
       this.current = this.options.normal;
     } catch {
-      // The writing thread count stays, which only makes queries slower; the next write's restore tries again.
+      // The writing thread count stays: it only makes queries slower, and the next write's restore tries again (at
+      // close, the count only matters to a DuckDB that is closing).
     }
   }
 }
