@@ -57,6 +57,12 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Promis
         throw classify(e);
       }
       let broken: Error | undefined;
+      // pg-pool takes its own 'error' listener off a client it hands out. A server that cuts the connection while
+      // fn is between statements (a shutdown, pg_terminate_backend) then emits 'error' on the client with nobody
+      // listening, and the process exits, taking cached-key ingest with it (spec Authentication rule 11). Keep it:
+      // the next statement fails as an outage, and the client is destroyed on release instead of pooled.
+      const onCut = (e: Error): void => { broken = e; };
+      client.on('error', onCut);
       try {
         await clientQuery(client, 'BEGIN', []);
         const result = await fn(clientDriver(client));
@@ -71,6 +77,7 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Promis
         }
         throw e;
       } finally {
+        client.removeListener('error', onCut);
         client.release(broken);
       }
     },

@@ -7,6 +7,7 @@ import { ControlStoreUnavailableError, type ControlStore } from './control-store
 import { controlStoreContract } from './control-store.contract.js';
 import { clusterContract } from './control-store-cluster.contract.js';
 import { openControlStore } from './open-control-store.js';
+import { openPostgres } from './postgres-driver.js';
 
 const server = await startPostgres();
 const SKIP = 'PostgreSQL binaries (initdb, pg_ctl, postgres) not found under /usr/lib/postgresql/15/bin or pg_config --bindir';
@@ -78,6 +79,30 @@ if (server === null) {
         await pg.start();
       }
       assert.deepEqual(await s().getCounters(a.id, '2026-01-01'), { 'bytes:logs': 42 });
+    });
+
+    void it('a connection cut while its transaction waits between statements fails that transaction, not the process', async () => {
+      // A checked-out pg client has no 'error' listener of the pool's; without one of ours the server's
+      // "terminating connection" during fn is an uncaught 'error' event and the whole service exits (rule 11).
+      const driver = await openPostgres(pg.url);
+      const uncaught: unknown[] = [];
+      const onUncaught = (e: unknown): void => { uncaught.push(e); };
+      process.prependListener('uncaughtException', onUncaught);
+      try {
+        await assert.rejects(driver.transaction(async (tx) => {
+          const [me] = await tx.query<{ pid: number }>('SELECT pg_backend_pid() AS pid', []);
+          assert.ok(me);
+          await driver.query('SELECT pg_terminate_backend($1)', [me.pid]);
+          await new Promise((resolve) => setTimeout(resolve, 300)); // the cut arrives while fn does other work
+          return tx.query('SELECT 1', []);
+        }), ControlStoreUnavailableError);
+        assert.deepEqual(uncaught, []);
+        // The broken client was not returned to the pool: the next transaction gets a working one.
+        assert.deepEqual(await driver.transaction((tx) => tx.query('SELECT 1 AS one', [])), [{ one: 1 }]);
+      } finally {
+        process.removeListener('uncaughtException', onUncaught);
+        await driver.close();
+      }
     });
 
     void it('SQL errors on PostgreSQL stay SQL errors, not outages', async () => {
