@@ -1,7 +1,7 @@
 // One normalized batch: what a parser returns and what the pipeline, WAL and stores pass along.
 import type { LogEntry } from './log-entry.js';
 import type { Span } from './span.js';
-import type { MetricMetadata, MetricSample } from './metric.js';
+import type { MetricMetadata, MetricSample, SampleColumns } from './metric.js';
 import type { ReplayChunk } from './replay.js';
 
 /** The metering signals of the spec's "Billable unit" (one unified counter, split for reporting). */
@@ -49,6 +49,11 @@ export interface DeferredSamples {
   readonly rows: number;
   /** Parses them; each call parses again. */
   read(): { samples: MetricSample[]; metadata: MetricMetadata[] };
+  /**
+   * The same samples and metadata as columns, when the format can read its body so (remote write 1.0 float samples:
+   * remote-write-wire.ts); null when it cannot, and read() gives them.
+   */
+  readColumns?(): SampleColumns | null;
 }
 
 /** A batch's samples and metadata, parsing them if they were deferred. */

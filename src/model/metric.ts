@@ -13,6 +13,20 @@ export interface MetricSample {
   value: number;
 }
 
+/**
+ * Samples as columns (remote write 1.0 read from the wire, remote-write-wire.ts): sample k is of
+ * `series[seriesOf[k]]`, at `timeMs[k]` with `values[k]`. Every sample of a series shares its entry, and no sample
+ * is an object of its own.
+ */
+export interface SampleColumns {
+  series: { name: string; labels: Record<string, string> }[];
+  count: number;
+  seriesOf: Uint32Array;
+  timeMs: Float64Array;
+  values: Float64Array;
+  metadata: MetricMetadata[];
+}
+
 /** What `/api/v1/metadata` reports for a metric family. */
 export interface MetricMetadata {
   name: string;

@@ -227,6 +227,23 @@ export class Wire {
 
   /** An int64 as protoLogEntries reads protobufjs's Long: the number when it is an int32, else int64() of its text. */
   int64(): FieldValue {
+    this.varint64();
+    const { low, high } = this;
+    if ((high === 0 && low >= 0) || (high === -1 && low < 0)) return low;
+    return int64(BigInt.asIntN(64, (BigInt(high >>> 0) << 32n) | BigInt(low >>> 0)).toString());
+  }
+
+  /** An int64 as protobufjs's Long.toNumber() gives it (remote write's timestamps): exact within ±2^53. */
+  int64Number(): number {
+    this.varint64();
+    return this.high * 4294967296 + (this.low >>> 0);
+  }
+
+  /** The two halves of the last varint64 read, as int32s (no object per value). */
+  private low = 0;
+  private high = 0;
+
+  private varint64(): void {
     let low = 0;
     let high = 0;
     for (let shift = 0; ; shift += 7) {
@@ -238,8 +255,8 @@ export class Wire {
       } else high |= (b & 0x7f) << (shift - 32);
       if (b < 0x80) break;
     }
-    if ((high === 0 && low >= 0) || (high === -1 && low < 0)) return low;
-    return int64(BigInt.asIntN(64, (BigInt(high >>> 0) << 32n) | BigInt(low >>> 0)).toString());
+    this.low = low;
+    this.high = high;
   }
 
   fixed64(): bigint {

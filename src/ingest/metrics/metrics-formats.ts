@@ -5,7 +5,8 @@ import type { IngestFormat, FormatRequest } from '../format.js';
 import type { DeferredSamples } from '../../model/batch.js';
 import type { ParsedMetrics } from './parsed-metrics.js';
 import { parseOtlpMetrics, otlpMetricsReply } from './otlp-metrics.js';
-import { checkRemoteWriteSampleCount, countRemoteWrite, decodeRemoteWriteBody, parseRemoteWrite, remoteWriteReplyHeaders } from './remote-write.js';
+import { checkRemoteWriteSampleCount, countRemoteWrite, decodeRemoteWriteBody, parseRemoteWrite, remoteWriteReplyHeaders, remoteWriteVersion } from './remote-write.js';
+import { wireCount, wireSampleColumns } from './remote-write-wire.js';
 import { parseInfluxLines } from './influx-line.js';
 import { sendEmpty } from '../../front-doors/reply.js';
 import { nsToMs } from '../../model/time.js';
@@ -60,9 +61,24 @@ export const remoteWriteFormat: IngestFormat = {
     checkRemoteWriteSampleCount(parsed.stats.samples + parsed.stats.histograms);
     return toParsed(parsed);
   },
-  deferSamples: (body, req, rows, onBad) => deferred(rows, () => parseRemoteWrite(remoteWriteProtobuf(body, req), metricsRequest(req)), onBad),
+  deferSamples(body, req, rows, onBad) {
+    const samples = deferred(rows, () => parseRemoteWrite(remoteWriteProtobuf(body, req), metricsRequest(req)), onBad);
+    if (remoteWriteVersion(req.headers) !== 1) return samples;
+    return {
+      ...samples,
+      readColumns() {
+        try {
+          return wireSampleColumns(remoteWriteProtobuf(body, req));
+        } catch {
+          return null; // read() then meets the same trouble and reports it
+        }
+      },
+    };
+  },
   count(body, req) {
-    const { stats, rows } = countRemoteWrite(remoteWriteProtobuf(body, req), metricsRequest(req));
+    const protobuf = remoteWriteProtobuf(body, req);
+    const fromWire = remoteWriteVersion(req.headers) === 1 ? wireCount(protobuf) : null;
+    const { stats, rows } = fromWire ?? countRemoteWrite(protobuf, metricsRequest(req));
     checkRemoteWriteSampleCount(stats.samples + stats.histograms);
     // The reply reads only the stats (remoteWriteReplyHeaders).
     const replyData: ParsedMetrics = { samples: [], metadata: [], stats };

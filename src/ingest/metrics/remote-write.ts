@@ -136,7 +136,7 @@ class Collector {
 }
 
 /** Label pairs → `__name__` + the rest; empty values are absent labels; no name or a repeated name → 400. */
-function splitLabels(pairs: Iterable<readonly [string, string]>, where: string): { name: string; labels: Record<string, string> } {
+export function splitLabels(pairs: Iterable<readonly [string, string]>, where: string): { name: string; labels: Record<string, string> } {
   let name = '';
   const labels: Record<string, string> = {};
   const seen = new Set<string>();
@@ -152,6 +152,11 @@ function splitLabels(pairs: Iterable<readonly [string, string]>, where: string):
 
 const typeName = (t: number): string => METRIC_TYPE_NAMES[t] ?? 'unknown';
 
+/** A 1.0 MetricMetadata as the metadata API keeps it. */
+export function metadataOf(type: number, name: string, help: string, unit: string): MetricMetadata {
+  return { name, type: typeName(type), help, unit };
+}
+
 function translateV1(req: WriteRequestV1): ParsedMetrics {
   checkRemoteWriteSampleCount(countSamples(req.timeseries));
   const c = new Collector();
@@ -160,7 +165,7 @@ function translateV1(req: WriteRequestV1): ParsedMetrics {
     const { name, labels } = splitLabels(ts.labels.map((l) => [l.name, l.value] as const), where);
     c.series(name, labels, ts, where);
   });
-  for (const m of req.metadata) c.meta({ name: m.metricFamilyName, type: typeName(m.type), help: m.help, unit: m.unit });
+  for (const m of req.metadata) c.meta(metadataOf(m.type, m.metricFamilyName, m.help, m.unit));
   return c.result();
 }
 

@@ -1,9 +1,13 @@
 // Metric rows into DuckDB (metrics-store.ts): series and metadata already committed are not inserted again, and a
-// write that rolls back leaves nothing remembered, so its series are inserted by the next write.
+// write that rolls back leaves nothing remembered, so its series are inserted by the next write; samples given as
+// columns are stored as the same samples given one by one.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import type { TenantBatch } from '../../../model/batch.js';
+import type { DeferredSamples, TenantBatch } from '../../../model/batch.js';
+import { encodeRemoteWrite } from '../../../ingest/metrics/remote-write-proto.js';
+import { parseRemoteWrite } from '../../../ingest/metrics/remote-write.js';
+import { wireSampleColumns } from '../../../ingest/metrics/remote-write-wire.js';
 import { CommittedKeys, appendMetrics } from './metrics-store.js';
 import { METRIC_TABLES_SQL, seriesId } from './samples-sql.js';
 import { staleMarker } from '../../../model/metric.js';
@@ -87,4 +91,36 @@ test('samples are written a vector at a time with their values, stale markers an
   assert.ok(Object.is(rows[8]?.value, -0));
   assert.deepEqual(rows[4999], { tenant_id: 't1', series_id: id, name: 'vec_total', time_ms: 14_999n, value: 4999 * 1.5, stale: false });
   assert.deepEqual(rows[5000], { tenant_id: 't2', series_id: seriesId('up', labels), name: 'up', time_ms: 1n, value: 1e308, stale: false });
+});
+
+test('samples given as columns (remote write read from the wire) are stored as the same samples given one by one', async () => {
+  await c.run('DELETE FROM metric_samples');
+  const body = encodeRemoteWrite(1, {
+    timeseries: Array.from({ length: 300 }, (_, s) => ({
+      labels: [{ name: '__name__', value: `cols_total_${s % 4}` }, { name: 'instance', value: `node-${s}` }],
+      samples: Array.from({ length: 9 }, (_, i) => ({ value: s === 7 && i === 3 ? staleMarker() : s * 10 + i * 0.5, timestamp: 5_000 + i })),
+    })),
+    metadata: [{ type: 1, metricFamilyName: 'cols_total_0', help: 'Columns.', unit: '' }],
+  });
+  const columns = wireSampleColumns(body);
+  assert.ok(columns);
+  const parsed = parseRemoteWrite(body, { query: new URLSearchParams(), headers: {}, nowMs: 0 });
+  const deferred: DeferredSamples = {
+    rows: columns.count + 1,
+    read: () => assert.fail('the columns are read, not the samples'),
+    readColumns: () => columns,
+  };
+  await write([
+    { tenantId: 'by-columns', format: 'remote_write', batch: { logs: [], spans: [], deferredSamples: deferred } },
+    { tenantId: 'by-samples', format: 'remote_write', batch: { logs: [], spans: [], samples: parsed.samples, metadata: parsed.metadata } },
+  ], new CommittedKeys(), 'COMMIT');
+  const rows = async (tenant: string) => (await c.runAndReadAll(
+    `SELECT series_id, name, time_ms, CAST(value AS VARCHAR) AS value, stale FROM metric_samples WHERE tenant_id = '${tenant}' ORDER BY rowid`,
+  )).getRowObjectsJS();
+  const byColumns = await rows('by-columns');
+  assert.equal(byColumns.length, 2700);
+  assert.deepEqual(byColumns, await rows('by-samples'));
+  assert.equal(byColumns.filter((r) => r.stale === true).length, 1);
+  const metadata = (await c.runAndReadAll("SELECT tenant_id, name, type FROM metric_metadata WHERE name = 'cols_total_0' ORDER BY tenant_id")).getRowObjectsJS();
+  assert.deepEqual(metadata, [{ tenant_id: 'by-columns', name: 'cols_total_0', type: 'counter' }, { tenant_id: 'by-samples', name: 'cols_total_0', type: 'counter' }]);
 });

@@ -56,23 +56,35 @@ export async function appendMetrics(c: DuckDBConnection, batches: TenantBatch[],
     // parsed here, when its turn comes, and let go after (model/batch.ts DeferredSamples).
     await withAppender(c, 'metric_samples', async (a) => {
       const w = new ChunkWriter(SAMPLE_KINDS);
+      /** Writes one sample's row; true when that filled a chunk, which is then appended (yield after it). */
+      const put = (tenantId: string, series: SeriesRow, timeMs: number, value: number): boolean => {
+        if (w.rows === 0) w.constant(0, tenantId); // a chunk holds one batch's rows
+        const stale = isStaleMarker(value);
+        w.bigint(1, series.seriesId);
+        w.string(2, series.name);
+        w.bigint(3, BigInt(Math.trunc(timeMs)));
+        w.double(4, stale ? Number.NaN : value);
+        w.boolean(5, stale);
+        if (!w.endRow()) return false;
+        w.flush(a);
+        return true;
+      };
       for (const { tenantId, batch } of batches) {
-        const { samples, metadata: families } = samplesOf(batch);
-        addMetadata(tenantId, families);
-        if (samples.length === 0) continue;
         const index = new SeriesIndex(tenantId);
-        for (const s of samples) {
-          if (w.rows === 0) w.constant(0, tenantId); // a chunk holds one batch's rows
-          const stale = isStaleMarker(s.value);
-          w.bigint(1, index.of(s).seriesId);
-          w.string(2, s.name);
-          w.bigint(3, BigInt(Math.trunc(s.timeMs)));
-          w.double(4, stale ? Number.NaN : s.value);
-          w.boolean(5, stale);
-          if (w.endRow()) {
-            w.flush(a);
-            await yieldToLoop();
+        // Columns when the format reads them so (remote write 1.0): no object per sample (remote-write-wire.ts).
+        const columns = batch.deferredSamples?.readColumns?.() ?? null;
+        if (columns !== null) {
+          addMetadata(tenantId, columns.metadata);
+          const seriesRows = columns.series.map((s) => index.ofLabels(s.name, s.labels));
+          for (let k = 0; k < columns.count; k++) {
+            const series = seriesRows[columns.seriesOf[k] ?? 0];
+            if (series === undefined) throw new RangeError(`metrics-store: sample ${k} names no series`);
+            if (put(tenantId, series, columns.timeMs[k] ?? 0, columns.values[k] ?? 0)) await yieldToLoop();
           }
+        } else {
+          const { samples, metadata: families } = samplesOf(batch);
+          addMetadata(tenantId, families);
+          for (const s of samples) if (put(tenantId, index.of(s), s.timeMs, s.value)) await yieldToLoop();
         }
         w.flush(a);
         for (const row of index.series.values()) {

@@ -65,14 +65,19 @@ export class SeriesIndex {
   constructor(private readonly tenantId: string) {}
 
   of(s: MetricSample): SeriesRow {
-    let row = this.byLabelsObject.get(s.labels);
-    if (row?.name !== s.name) {
-      const labels = canonicalLabels(s.labels);
+    return this.ofLabels(s.name, s.labels);
+  }
+
+  /** The series of `name` and `labels`. */
+  ofLabels(name: string, labelsObject: Readonly<Record<string, string>>): SeriesRow {
+    let row = this.byLabelsObject.get(labelsObject);
+    if (row?.name !== name) {
+      const labels = canonicalLabels(labelsObject);
       const labelsJson = JSON.stringify(labels);
-      const key = `${s.name}\u0000${labelsJson}`;
+      const key = `${name}\u0000${labelsJson}`;
       row = this.series.get(key);
-      if (!row) this.series.set(key, (row = { tenantId: this.tenantId, seriesId: seriesId(s.name, labels), name: s.name, labelsJson }));
-      this.byLabelsObject.set(s.labels, row);
+      if (!row) this.series.set(key, (row = { tenantId: this.tenantId, seriesId: seriesId(name, labels), name, labelsJson }));
+      this.byLabelsObject.set(labelsObject, row);
     }
     return row;
   }

@@ -1,0 +1,130 @@
+// Remote write 1.0 read from the wire (remote-write-wire.ts) against the decoder's path (parseRemoteWrite): the same
+// samples in the same order, bit for bit, and the same metadata, for every body the wire reader reads; the same
+// count as countRemoteWrite; null — the decoder's turn — for what it must not read.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import protobuf from 'protobufjs';
+import { isStaleMarker, staleMarker, type MetricSample, type SampleColumns } from '../../model/metric.js';
+import { fixtureHex } from '../../../test/fixtures/metrics/fixtures.js';
+import type { MetricsRequest } from './parsed-metrics.js';
+import { encodeRemoteWrite } from './remote-write-proto.js';
+import { countRemoteWrite, decodeRemoteWriteBody, parseRemoteWrite } from './remote-write.js';
+import { wireCount, wireSampleColumns } from './remote-write-wire.js';
+
+const req: MetricsRequest = { query: new URLSearchParams(), headers: {}, nowMs: 0 };
+
+/** The columns as samples, as parseRemoteWrite gives them. */
+function expand(c: SampleColumns): MetricSample[] {
+  return Array.from({ length: c.count }, (_, k) => {
+    const s = c.series[c.seriesOf[k] ?? -1];
+    assert.ok(s, `sample ${k} has a series`);
+    return { name: s.name, labels: s.labels, timeMs: c.timeMs[k] ?? NaN, value: c.values[k] ?? NaN };
+  });
+}
+
+/** Values compared by their bits (a stale marker is one NaN among many), the rest as they are. */
+const comparable = (samples: MetricSample[]) => samples.map((s) => ({
+  ...s, value: Number.isNaN(s.value) ? (isStaleMarker(s.value) ? 'stale' : 'NaN') : Object.is(s.value, -0) ? '-0' : s.value,
+}));
+
+function assertSame(body: Buffer): SampleColumns {
+  const columns = wireSampleColumns(body);
+  assert.ok(columns, 'the wire reader reads the body');
+  const parsed = parseRemoteWrite(body, req);
+  assert.deepEqual(comparable(expand(columns)), comparable(parsed.samples));
+  assert.deepEqual(columns.metadata, parsed.metadata);
+  // The request thread's count from the wire is the decoder's count.
+  assert.deepEqual(wireCount(body), countRemoteWrite(body, req));
+  return columns;
+}
+
+test('the samples, labels and metadata of ordinary bodies are the decoder\'s, and a series is one entry', () => {
+  const body = encodeRemoteWrite(1, {
+    timeseries: Array.from({ length: 50 }, (_, s) => ({
+      labels: [{ name: '__name__', value: `http_requests_total_${s % 3}` }, { name: 'instance', value: `node-${s}:9100` },
+        { name: 'job', value: 'api' }, { name: 'empty', value: '' }, { name: 'zone', value: 'é-ключ-😀' }],
+      samples: Array.from({ length: 7 }, (_, i) => ({ value: i * 3.25 - s, timestamp: 1_714_564_800_000 + i * 15_000 })),
+    })),
+    metadata: [
+      { type: 1, metricFamilyName: 'http_requests_total_0', help: 'Requests.', unit: 'requests' },
+      { type: 2, metricFamilyName: 'http_requests_total_0', help: 'a second one is not kept', unit: '' },
+      { type: 99, metricFamilyName: 'odd', help: '', unit: '' },
+      { type: 3, metricFamilyName: '', help: 'no name: not kept', unit: '' },
+    ],
+  });
+  const columns = assertSame(body);
+  assert.equal(columns.count, 350);
+  assert.equal(columns.series.length, 50);
+  assert.deepEqual(columns.series[1], { name: 'http_requests_total_1', labels: { instance: 'node-1:9100', job: 'api', zone: 'é-ключ-😀' } });
+  assert.deepEqual(columns.metadata.map((m) => m.type), ['counter', 'unknown']);
+});
+
+test('timestamps and values at their edges: negative, past 2^53, stale markers, NaN, -0, infinities', () => {
+  const timestamps = [0, -1, -(2 ** 40), 2 ** 31, 2 ** 32 + 5, Number.MAX_SAFE_INTEGER, '9007199254740993', '-9223372036854775808',
+    '9223372036854775807'];
+  // Not through an array of numbers: V8 keeps one NaN in an array of doubles, and the stale marker would be lost.
+  const valueSamples = [{ value: staleMarker(), timestamp: 0 }, ...[Number.NaN, -0, Infinity, -Infinity, 5e-324, 1.7976931348623157e308]
+    .map((value, i) => ({ value, timestamp: i + 1 }))];
+  const body = encodeRemoteWrite(1, {
+    timeseries: [
+      { labels: [{ name: '__name__', value: 'edge' }], samples: timestamps.map((timestamp, i) => ({ value: i, timestamp })) },
+      { labels: [{ name: '__name__', value: 'values' }], samples: valueSamples },
+    ],
+  });
+  const columns = assertSame(body);
+  assert.ok(isStaleMarker(columns.values[timestamps.length] ?? 0), 'a stale marker keeps its bits');
+});
+
+test('the fixture body Prometheus sent, snappy and all', () => {
+  assertSame(decodeRemoteWriteBody(fixtureHex('rw1-tiny.snappy.hex'), 'snappy'));
+});
+
+/** TimeSeries and Sample bytes by hand: fields in any order, given twice, unknown ones. */
+function handWritten(): Buffer {
+  const w = protobuf.Writer.create();
+  const label = (name: string, value: string) => protobuf.Writer.create().uint32((1 << 3) | 2).string(name).uint32((2 << 3) | 2).string(value).finish();
+  const sample = (parts: (writer: protobuf.Writer) => void) => {
+    const s = protobuf.Writer.create();
+    parts(s);
+    return s.finish();
+  };
+  const series = protobuf.Writer.create();
+  // A sample before the labels; a value given twice (the last counts); an unknown varint and an unknown string.
+  series.uint32((2 << 3) | 2).bytes(sample((s) => s.uint32((1 << 3) | 1).double(1).uint32((1 << 3) | 1).double(2).uint32((2 << 3) | 0).int64(77)
+    .uint32((9 << 3) | 0).uint32(5).uint32((10 << 3) | 2).string('x')));
+  series.uint32((1 << 3) | 2).bytes(label('job', 'late'));
+  series.uint32((3 << 3) | 2).bytes(protobuf.Writer.create().uint32((2 << 3) | 1).double(9).finish()); // an exemplar
+  series.uint32((1 << 3) | 2).bytes(label('__name__', 'hand'));
+  series.uint32((2 << 3) | 2).bytes(sample(() => undefined)); // every field at its default
+  series.uint32((12 << 3) | 5).fixed32(3); // unknown, 32-bit
+  w.uint32((15 << 3) | 0).uint32(1); // unknown field of the request, before the series
+  w.uint32((1 << 3) | 2).bytes(series.finish());
+  const bytes = w.finish();
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
+test('fields in another order, given twice or unknown, and exemplars, read as the decoder reads them', () => {
+  const columns = assertSame(handWritten());
+  assert.deepEqual(expand(columns), [
+    { name: 'hand', labels: { job: 'late' }, timeMs: 77, value: 2 },
+    { name: 'hand', labels: { job: 'late' }, timeMs: 0, value: 0 },
+  ]);
+});
+
+test('what the wire reader leaves to the decoder: histograms, refused labels, broken bytes', () => {
+  const withHistogram = encodeRemoteWrite(1, { timeseries: [{
+    labels: [{ name: '__name__', value: 'h' }], samples: [{ value: 1, timestamp: 1 }],
+    histograms: [{ countInt: 1, sum: 1, schema: 0, zeroThreshold: 0, zeroCountInt: 0, timestamp: 1 }],
+  }] });
+  assert.equal(wireSampleColumns(withHistogram), null);
+  assert.equal(wireCount(withHistogram), null);
+  const twice = encodeRemoteWrite(1, { timeseries: [{ labels: [{ name: '__name__', value: 'a' }, { name: 'job', value: 'x' }, { name: 'job', value: 'y' }], samples: [{ value: 1, timestamp: 1 }] }] });
+  assert.equal(wireSampleColumns(twice), null);
+  const nameless = encodeRemoteWrite(1, { timeseries: [{ labels: [{ name: 'job', value: 'x' }], samples: [{ value: 1, timestamp: 1 }] }] });
+  assert.equal(wireSampleColumns(nameless), null);
+  assert.equal(wireCount(nameless), null);
+  assert.equal(wireCount(twice), null);
+  assert.equal(wireSampleColumns(Buffer.from(handWritten().subarray(0, 20))), null);
+  // And an empty body is an empty request.
+  assert.deepEqual(wireSampleColumns(Buffer.alloc(0))?.count, 0);
+});

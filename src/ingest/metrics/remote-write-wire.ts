@@ -1,0 +1,188 @@
+// Remote write 1.0 float samples read straight from the wire into columns (issue 12 item 2). protobufjs builds a
+// Sample message and a Long for every sample, and translateV1 a MetricSample on top: three objects a sample, which
+// the DuckDB worker made and dropped at ~300,000 samples/s, its garbage collector then taking 36 % of its time.
+// Here each series is read once (its labels checked by the same splitLabels) and its samples go into typed arrays;
+// the request thread's count reads the same way and makes no sample at all.
+//
+// The columns are translateV1's samples, in the same order, for every body read here. A body is read here only when
+// proto-walk.ts has found that protobufjs decodes it (every length, wire type and string sound) and it is plain
+// float samples: a native histogram (whose conversion can refuse), a series whose labels splitLabels refuses, or more
+// samples than the limit leave the body to the decoder (null here), which gives the exact samples or the exact refusal.
+import { decodesCleanly } from '../formats/proto-walk.js';
+import { Wire } from '../formats/otlp-wire.js';
+import type { MetricMetadata, SampleColumns } from '../../model/metric.js';
+import type { ParsedMetrics } from './parsed-metrics.js';
+import { RemoteWriteTypes } from './remote-write-proto.js';
+import { REMOTE_WRITE_MAX_SAMPLES, metadataOf, splitLabels } from './remote-write.js';
+
+/** Thrown inside the reader when the body is not plain float samples. */
+class NotFloatSamples extends Error {}
+
+const FIELD = {
+  /** WriteRequest */
+  timeseries: (1 << 3) | 2, metadata: (3 << 3) | 2,
+  /** TimeSeries */
+  labels: (1 << 3) | 2, samples: (2 << 3) | 2, exemplars: (3 << 3) | 2, histograms: (4 << 3) | 2,
+  /** Label */
+  name: (1 << 3) | 2, value: (2 << 3) | 2,
+  /** Sample */
+  sampleValue: (1 << 3) | 1, timestamp: (2 << 3) | 0,
+  /** MetricMetadata */
+  type: (1 << 3) | 0, familyName: (2 << 3) | 2, help: (4 << 3) | 2, unit: (5 << 3) | 2,
+} as const;
+
+/** Growable sample columns. */
+class Columns {
+  count = 0;
+  seriesOf = new Uint32Array(1024);
+  timeMs = new Float64Array(1024);
+  values = new Float64Array(1024);
+
+  push(series: number, timeMs: number, value: number): void {
+    if (this.count === this.values.length) this.grow();
+    this.seriesOf[this.count] = series;
+    this.timeMs[this.count] = timeMs;
+    this.values[this.count] = value;
+    this.count++;
+  }
+
+  private grow(): void {
+    const size = this.values.length * 2;
+    const seriesOf = new Uint32Array(size);
+    seriesOf.set(this.seriesOf);
+    const timeMs = new Float64Array(size);
+    timeMs.set(this.timeMs);
+    const values = new Float64Array(size);
+    values.set(this.values);
+    Object.assign(this, { seriesOf, timeMs, values });
+  }
+}
+
+/** What a read found: the series, the samples (as columns when asked for), exemplars and metadata. */
+interface Read {
+  series: SampleColumns['series'];
+  samples: number;
+  exemplars: number;
+  metadata: Map<string, MetricMetadata>;
+}
+
+/**
+ * Reads the body; null when the decoder must (see the header). With `columns`, every sample goes into them;
+ * without, the samples are only counted.
+ */
+function readBody(body: Buffer, columns: Columns | null): Read | null {
+  if (!decodesCleanly(body, RemoteWriteTypes.WriteRequest)) return null;
+  const wire = new Wire(body);
+  const read: Read = { series: [], samples: 0, exemplars: 0, metadata: new Map() };
+  try {
+    while (wire.pos < body.length) {
+      const tag = wire.tag();
+      if (tag === FIELD.timeseries) readSeries(wire, wire.end(), read, columns);
+      else if (tag === FIELD.metadata) readMetadata(wire, wire.end(), read.metadata);
+      else wire.skip(tag);
+    }
+  } catch (e) {
+    if (e instanceof NotFloatSamples) return null;
+    throw e;
+  }
+  return read.samples > REMOTE_WRITE_MAX_SAMPLES ? null : read;
+}
+
+/** The body's samples as columns, or null when the decoder must read it (see the header). */
+export function wireSampleColumns(body: Buffer): SampleColumns | null {
+  const columns = new Columns();
+  const read = readBody(body, columns);
+  if (read === null) return null;
+  return {
+    series: read.series, count: columns.count, metadata: [...read.metadata.values()],
+    seriesOf: columns.seriesOf.subarray(0, columns.count), timeMs: columns.timeMs.subarray(0, columns.count),
+    values: columns.values.subarray(0, columns.count),
+  };
+}
+
+/**
+ * countRemoteWrite's answer for a 1.0 body, from the wire (the request thread's count, IngestFormat.count): its stats
+ * and its store rows (samples and metadata families). Null when the decoder must read the body, and give the exact
+ * count or refusal.
+ */
+export function wireCount(body: Buffer): { stats: ParsedMetrics['stats']; rows: number } | null {
+  const read = readBody(body, null);
+  if (read === null) return null;
+  return { stats: { samples: read.samples, histograms: 0, exemplars: read.exemplars }, rows: read.samples + read.metadata.size };
+}
+
+/** One TimeSeries: its labels wherever they lie, then its samples in order. */
+function readSeries(wire: Wire, end: number, read: Read, columns: Columns | null): void {
+  const pairs: [string, string][] = [];
+  const samples: number[] = []; // start of each Sample, then its end
+  while (wire.pos < end) {
+    const tag = wire.tag();
+    if (tag === FIELD.labels) pairs.push(readLabel(wire, wire.end()));
+    else if (tag === FIELD.samples) {
+      const sampleEnd = wire.end();
+      samples.push(wire.pos, sampleEnd);
+      wire.pos = sampleEnd;
+    } else if (tag === FIELD.histograms) throw new NotFloatSamples();
+    else {
+      if (tag === FIELD.exemplars) read.exemplars++; // counted, not stored
+      wire.skip(tag);
+    }
+  }
+  let labelled: ReturnType<typeof splitLabels>;
+  try {
+    labelled = splitLabels(pairs, `timeseries ${read.series.length}`);
+  } catch {
+    throw new NotFloatSamples();
+  }
+  const index = read.series.length;
+  read.series.push(labelled);
+  read.samples += samples.length / 2;
+  if (columns === null) return;
+  if (read.samples > REMOTE_WRITE_MAX_SAMPLES) throw new NotFloatSamples();
+  const after = wire.pos;
+  for (let k = 0; k < samples.length; k += 2) {
+    wire.pos = samples[k] ?? 0;
+    const sampleEnd = samples[k + 1] ?? 0;
+    // proto3 defaults; a field given twice keeps its last value, as protobufjs does.
+    let value = 0;
+    let timeMs = 0;
+    while (wire.pos < sampleEnd) {
+      const tag = wire.tag();
+      if (tag === FIELD.sampleValue) value = wire.double();
+      else if (tag === FIELD.timestamp) timeMs = wire.int64Number();
+      else wire.skip(tag);
+    }
+    columns.push(index, timeMs, value);
+  }
+  wire.pos = after;
+}
+
+function readLabel(wire: Wire, end: number): [string, string] {
+  let name = '';
+  let value = '';
+  while (wire.pos < end) {
+    const tag = wire.tag();
+    if (tag === FIELD.name) name = wire.key();
+    else if (tag === FIELD.value) value = wire.string();
+    else wire.skip(tag);
+  }
+  return [name, value];
+}
+
+/** A MetricMetadata, kept as translateV1's Collector keeps it: the first of each family named. */
+function readMetadata(wire: Wire, end: number, metadata: Map<string, MetricMetadata>): void {
+  let type = 0;
+  let name = '';
+  let help = '';
+  let unit = '';
+  while (wire.pos < end) {
+    const tag = wire.tag();
+    if (tag === FIELD.type) type = wire.int32();
+    else if (tag === FIELD.familyName) name = wire.string();
+    else if (tag === FIELD.help) help = wire.string();
+    else if (tag === FIELD.unit) unit = wire.string();
+    else wire.skip(tag);
+  }
+  const m = metadataOf(type, name, help, unit);
+  if (m.name !== '' && !metadata.has(m.name)) metadata.set(m.name, m);
+}
