@@ -1,6 +1,7 @@
 // The chunk writer (chunk-writer.ts) against DuckDB's own row appender: the same rows, written both ways into two
 // tables, read back the same — strings short and long, empty, non-ASCII, with NUL bytes, twelve bytes exactly and
-// one more; int64 at its ends; UUIDs at theirs; NULLs anywhere; constants per chunk; several chunks, one part-full.
+// one more; int64 at its ends, from BigInts and from numbers; UUIDs at theirs; NULLs anywhere; constants per chunk;
+// several chunks, one part-full.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
@@ -97,8 +98,31 @@ void describe('chunk writer', () => {
     assert.equal(Number(matched.getRowObjectsJS()[0]?.n), want.length);
   });
 
+  test('integral numbers go into BIGINT as the BigInt of them would: both ends of int32 and of safe integers, 2^63 wrapping', async () => {
+    await c.run('CREATE TABLE ints (by_number BIGINT, by_bigint BIGINT)');
+    const values = [0, 1, -1, 2 ** 31 - 1, 2 ** 31, -(2 ** 31), -(2 ** 31) - 1, 2 ** 32, 2 ** 32 + 7, -(2 ** 32) - 1,
+      1_714_564_800_123, -1_714_564_800_123, Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_INTEGER, 2 ** 62, 2 ** 63, -(2 ** 63), 2 ** 64 + 2 ** 12];
+    await withAppender(c, 'ints', (a) => {
+      const w = new ChunkWriter(['bigint', 'bigint']);
+      for (const v of values) {
+        w.int(0, v);
+        w.bigint(1, BigInt.asIntN(64, BigInt(v)));
+        w.endRow();
+      }
+      w.flush(a);
+    });
+    const rows = (await c.runAndReadAll('SELECT by_number, by_bigint FROM ints ORDER BY rowid')).getRowObjectsJS();
+    assert.equal(rows.length, values.length);
+    for (const [i, r] of rows.entries()) assert.equal(r.by_number, r.by_bigint, `value ${values[i]}`);
+    assert.equal(rows[12]?.by_number, BigInt(Number.MAX_SAFE_INTEGER));
+    assert.equal(rows[15]?.by_number, -(2n ** 63n));
+  });
+
   test('a value of the wrong type is refused before anything reaches DuckDB', () => {
-    const w = new ChunkWriter(['varchar']);
+    const w = new ChunkWriter(['varchar', 'bigint']);
     assert.throws(() => w.string(0, null as unknown as string), TypeError);
+    assert.throws(() => w.int(1, 1.5), RangeError);
+    assert.throws(() => w.int(1, Number.NaN), RangeError);
+    assert.throws(() => w.int(0, 1), TypeError);
   });
 });

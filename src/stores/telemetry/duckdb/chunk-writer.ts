@@ -10,6 +10,7 @@
 //
 // The vectors are written through @duckdb/node-bindings (the C API under @duckdb/node-api), which checks little:
 // every row of a chunk must get a value or a NULL in every column before the chunk is appended.
+import { endianness } from 'node:os';
 import duckdb from '@duckdb/node-bindings';
 import { BIGINT, BOOLEAN, DOUBLE, DuckDBDataChunk, UUID, VARCHAR, type DuckDBAppender, type DuckDBType } from '@duckdb/node-api';
 
@@ -27,6 +28,8 @@ const UUID_TOP_BIT = 0x80000000;
 const STRING_T = 16;
 const INLINE = 12;
 const utf8 = new TextEncoder();
+/** Which 32-bit word of a 64-bit integer comes first in memory: typed arrays use the platform's byte order. */
+const LOW_WORD = endianness() === 'LE' ? 0 : 1;
 
 /** The 8 hex digits of a canonical UUID from `at`, stepping over a dash (at 8, 13, 18 or 23). */
 function hex32(s: string, at: number): number {
@@ -50,6 +53,8 @@ export class ChunkWriter {
    * low first), else null.
    */
   private readonly numbers: (BigInt64Array<ArrayBuffer> | Float64Array<ArrayBuffer> | Uint8Array<ArrayBuffer> | DataView<ArrayBuffer> | null)[];
+  /** Per BIGINT column: its values as 32-bit words (int()). */
+  private readonly words: (Int32Array<ArrayBuffer> | null)[];
   /** Per column: its validity mask once a row of this chunk is NULL (bit set = a value). */
   private masks: (Uint8Array<ArrayBuffer> | null)[] = [];
   private constants: (string | null)[] = [];
@@ -61,6 +66,7 @@ export class ChunkWriter {
   constructor(private readonly kinds: readonly ColumnKind[]) {
     this.numbers = kinds.map((k) => (k === 'bigint' ? new BigInt64Array(CHUNK_ROWS) : k === 'uuid' ? new DataView(new ArrayBuffer(16 * CHUNK_ROWS))
       : k === 'double' ? new Float64Array(CHUNK_ROWS) : k === 'boolean' ? new Uint8Array(CHUNK_ROWS) : null));
+    this.words = this.numbers.map((n) => (n instanceof BigInt64Array ? new Int32Array(n.buffer) : null));
     this.strings = kinds.map((k) => (k === 'varchar' ? new Uint8Array(CHUNK_ROWS * STRING_T) : null));
     this.longRows = kinds.map(() => []);
     this.longValues = kinds.map(() => []);
@@ -86,6 +92,19 @@ export class ChunkWriter {
 
   bigint(column: number, value: bigint): void {
     (this.numbers[column] as BigInt64Array<ArrayBuffer>)[this.rows] = value;
+  }
+
+  /**
+   * An integral number into a BIGINT column without making a BigInt of it (one a value was remote write's garbage):
+   * the same 64 bits as bigint(column, BigInt(value)), wrapped as a BigInt64Array wraps, written as two 32-bit words.
+   */
+  int(column: number, value: number): void {
+    if (!Number.isInteger(value)) throw new RangeError(`chunk-writer: column ${column} takes an integer, not ${value}`);
+    const words = this.words[column];
+    if (!words) throw new TypeError(`chunk-writer: column ${column} is not BIGINT`);
+    const high = Math.floor(value / 2 ** 32);
+    words[this.rows * 2 + LOW_WORD] = value - high * 2 ** 32; // ToInt32 keeps the low 32 bits
+    words[this.rows * 2 + 1 - LOW_WORD] = high;
   }
 
   double(column: number, value: number): void {

@@ -121,6 +121,10 @@ test('samples given as columns (remote write read from the wire) are stored as t
   assert.equal(byColumns.length, 2700);
   assert.deepEqual(byColumns, await rows('by-samples'));
   assert.equal(byColumns.filter((r) => r.stale === true).length, 1);
+  // Each series its own id, the hash of its name and labels (ids are kept between writes: samples-sql.ts).
+  const ids = (await c.runAndReadAll("SELECT DISTINCT series_id, name, labels FROM metric_series WHERE tenant_id = 'by-columns'")).getRowObjectsJS();
+  assert.equal(ids.length, 300);
+  for (const r of ids) assert.equal(r.series_id, seriesId(r.name as string, JSON.parse(r.labels as string) as Record<string, string>));
   const metadata = (await c.runAndReadAll("SELECT tenant_id, name, type FROM metric_metadata WHERE name = 'cols_total_0' ORDER BY tenant_id")).getRowObjectsJS();
   assert.deepEqual(metadata, [{ tenant_id: 'by-columns', name: 'cols_total_0', type: 'counter' }, { tenant_id: 'by-samples', name: 'cols_total_0', type: 'counter' }]);
 });

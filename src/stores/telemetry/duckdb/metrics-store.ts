@@ -62,7 +62,7 @@ export async function appendMetrics(c: DuckDBConnection, batches: TenantBatch[],
         const stale = isStaleMarker(value);
         w.bigint(1, series.seriesId);
         w.string(2, series.name);
-        w.bigint(3, BigInt(Math.trunc(timeMs)));
+        w.int(3, Math.trunc(timeMs));
         w.double(4, stale ? Number.NaN : value);
         w.boolean(5, stale);
         if (!w.endRow()) return false;

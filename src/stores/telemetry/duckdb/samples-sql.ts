@@ -55,6 +55,24 @@ export function seriesId(name: string, labels: Readonly<Record<string, string>>)
 }
 
 /**
+ * Series ids by SeriesIndex key (the name and the canonical labels' JSON, which say which series): remote write sends
+ * the same series with every scrape, and hashing them again on every write was ~12 % of the store worker's time.
+ * Bounded: past the limit it starts again empty, which costs only the hashing it saved.
+ */
+const knownSeriesIds = new Map<string, bigint>();
+const MAX_KNOWN_SERIES_IDS = 200_000;
+
+function knownSeriesId(key: string, name: string, labels: Readonly<Record<string, string>>): bigint {
+  let id = knownSeriesIds.get(key);
+  if (id === undefined) {
+    id = seriesId(name, labels);
+    if (knownSeriesIds.size >= MAX_KNOWN_SERIES_IDS) knownSeriesIds.clear();
+    knownSeriesIds.set(key, id);
+  }
+  return id;
+}
+
+/**
  * Each sample's series, for one tenant: every distinct series once in `series` (to insert with INSERT OR IGNORE).
  * The parsers hand every sample of a series the same labels object: sorting, JSON and hashing once per object
  * instead of once per sample made remote write's store side several times cheaper (issue 12 item 2).
@@ -76,7 +94,7 @@ export class SeriesIndex {
       const labelsJson = JSON.stringify(labels);
       const key = `${name}\u0000${labelsJson}`;
       row = this.series.get(key);
-      if (!row) this.series.set(key, (row = { tenantId: this.tenantId, seriesId: seriesId(name, labels), name, labelsJson }));
+      if (!row) this.series.set(key, (row = { tenantId: this.tenantId, seriesId: knownSeriesId(key, name, labels), name, labelsJson }));
       this.byLabelsObject.set(labelsObject, row);
     }
     return row;
