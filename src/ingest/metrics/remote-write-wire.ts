@@ -50,11 +50,13 @@ class Columns {
     const size = this.values.length * 2;
     const seriesOf = new Uint32Array(size);
     seriesOf.set(this.seriesOf);
+    this.seriesOf = seriesOf;
     const timeMs = new Float64Array(size);
     timeMs.set(this.timeMs);
+    this.timeMs = timeMs;
     const values = new Float64Array(size);
     values.set(this.values);
-    Object.assign(this, { seriesOf, timeMs, values });
+    this.values = values;
   }
 }
 
