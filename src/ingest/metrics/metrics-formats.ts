@@ -68,7 +68,7 @@ export const remoteWriteFormat: IngestFormat = {
       ...samples,
       readColumns() {
         try {
-          return wireSampleColumns(remoteWriteProtobuf(body, req));
+          return wireSampleColumns(remoteWriteProtobuf(body, req), req.bodyWalked === true);
         } catch {
           return null; // read() then meets the same trouble and reports it
         }
@@ -82,7 +82,8 @@ export const remoteWriteFormat: IngestFormat = {
     checkRemoteWriteSampleCount(stats.samples + stats.histograms);
     // The reply reads only the stats (remoteWriteReplyHeaders).
     const replyData: ParsedMetrics = { samples: [], metadata: [], stats };
-    return { entries: 0, rows, signal: 'metrics', replyData };
+    // A body counted from the wire was walked; its WAL record says so, and the store's read does not walk it again.
+    return { entries: 0, rows, signal: 'metrics', replyData, bodyWalked: fromWire !== null };
   },
   reply(ctx, _accepted, parsed) {
     sendEmpty(ctx.res, 204, remoteWriteReplyHeaders(parsed.replyData as ParsedMetrics));

@@ -33,6 +33,8 @@ function assertSame(body: Buffer): SampleColumns {
   const parsed = parseRemoteWrite(body, req);
   assert.deepEqual(comparable(expand(columns)), comparable(parsed.samples));
   assert.deepEqual(columns.metadata, parsed.metadata);
+  // A body whose count walked it reads the same without a second walk (FormatRequest.bodyWalked).
+  assert.deepEqual(comparable(expand(wireSampleColumns(body, true) ?? assert.fail('walked read'))), comparable(parsed.samples));
   // The request thread's count from the wire is the decoder's count.
   assert.deepEqual(wireCount(body), countRemoteWrite(body, req));
   return columns;

@@ -70,10 +70,11 @@ interface Read {
 
 /**
  * Reads the body; null when the decoder must (see the header). With `columns`, every sample goes into them;
- * without, the samples are only counted.
+ * without, the samples are only counted. `walked`: the body is known to have passed proto-walk.ts (its count did,
+ * FormatRequest.bodyWalked), which is then not run again.
  */
-function readBody(body: Buffer, columns: Columns | null): Read | null {
-  if (!decodesCleanly(body, RemoteWriteTypes.WriteRequest)) return null;
+function readBody(body: Buffer, columns: Columns | null, walked: boolean): Read | null {
+  if (!walked && !decodesCleanly(body, RemoteWriteTypes.WriteRequest)) return null;
   const wire = new Wire(body);
   const read: Read = { series: [], samples: 0, exemplars: 0, metadata: new Map() };
   try {
@@ -90,10 +91,10 @@ function readBody(body: Buffer, columns: Columns | null): Read | null {
   return read.samples > REMOTE_WRITE_MAX_SAMPLES ? null : read;
 }
 
-/** The body's samples as columns, or null when the decoder must read it (see the header). */
-export function wireSampleColumns(body: Buffer): SampleColumns | null {
+/** The body's samples as columns, or null when the decoder must read it (see the header and readBody). */
+export function wireSampleColumns(body: Buffer, walked = false): SampleColumns | null {
   const columns = new Columns();
-  const read = readBody(body, columns);
+  const read = readBody(body, columns, walked);
   if (read === null) return null;
   return {
     series: read.series, count: columns.count, metadata: [...read.metadata.values()],
@@ -108,7 +109,7 @@ export function wireSampleColumns(body: Buffer): SampleColumns | null {
  * count or refusal.
  */
 export function wireCount(body: Buffer): { stats: ParsedMetrics['stats']; rows: number } | null {
-  const read = readBody(body, null);
+  const read = readBody(body, null, false);
   if (read === null) return null;
   return { stats: { samples: read.samples, histograms: 0, exemplars: read.exemplars }, rows: read.samples + read.metadata.size };
 }
