@@ -13,7 +13,8 @@ import type { FormatRequest, IngestFormat } from './format.js';
 import { nativeFormat } from './formats/native-format.js';
 import { otlpLogsFormat } from './formats/otlp-logs.js';
 import { OtlpTypes, encodeMessage } from './formats/otlp-proto.js';
-import { remoteWriteFormat } from './metrics/metrics-formats.js';
+import { otlpMetricsFormat, remoteWriteFormat } from './metrics/metrics-formats.js';
+import { encodeExportMetricsRequest } from './metrics/otlp-metrics-proto.js';
 import { encodeRemoteWrite } from './metrics/remote-write-proto.js';
 import { replayFormats } from './replay-formats.js';
 import { scanRecords } from './wal-codec.js';
@@ -103,6 +104,36 @@ describe('raw WAL records', () => {
     // A JSON body is not walked.
     const json = Buffer.from(JSON.stringify({ resourceLogs: [{ scopeLogs: [{ logRecords: [{ body: { stringValue: 'j' } }] }] }] }));
     assert.notEqual((await otlpLogsFormat.count?.(json, request({ 'content-type': 'application/json' }, '/v1/logs')))?.bodyWalked, true);
+  });
+
+  test('OTLP protobuf metrics: counted from the wire, the record marked walked, the worker\'s columns the parse\'s samples', async () => {
+    const body = encodeExportMetricsRequest({ resourceMetrics: [{
+      resource: { attributes: [{ key: 'service.name', value: { stringValue: 'checkout' } }, { key: 'host.name', value: { stringValue: 'a' } }] },
+      scopeMetrics: [{ metrics: [{ name: 'queue.depth', gauge: { dataPoints: [
+        { attributes: [{ key: 'queue', value: { stringValue: 'emails' } }], timeUnixNano: '1764000000000000001', asDouble: 3 },
+        { asInt: '4' }, // no time: the receipt time, which travels with the record
+      ] } }] }],
+    }] });
+    const req = request({ 'content-type': 'application/x-protobuf' }, '/v1/metrics');
+    const counted = await (otlpMetricsFormat.count ?? assert.fail('otlp metrics count'))(body, req);
+    assert.deepEqual({ rows: counted.rows, walked: counted.bodyWalked }, { rows: 5, walked: true }, 'three samples (target_info too), two families');
+    const { back, parsed } = await roundTrip(otlpMetricsFormat, body, req);
+    assert.deepEqual(back, parsed);
+    const record = encodeRawRecord('t1', { ...otlpMetricsFormat, walKey: 'otlp-metrics' }, { ...req, bodyWalked: true }, body, counted.rows);
+    const payload = scanRecords(Buffer.concat(record.pieces)).records[0]?.payload ?? assert.fail('one record');
+    const columns = (await decodeAnyPayload(payload, replayFormats, counted.rows)).batch.deferredSamples?.readColumns?.() ?? assert.fail('columns');
+    const samples = Array.from({ length: columns.count }, (_, k) => ({
+      name: columns.series[columns.seriesOf[k] ?? -1]?.name, labels: columns.series[columns.seriesOf[k] ?? -1]?.labels,
+      timeMs: columns.timeMs[k], value: columns.values[k],
+    }));
+    assert.deepEqual(samples, parsed.batch.samples);
+    assert.equal(samples[1]?.timeMs, 1_764_000_000_000, 'the receipt time of the record');
+    // A JSON body is parsed whole to count it, and read by the parser.
+    const json = Buffer.from(JSON.stringify({ resourceMetrics: [{ scopeMetrics: [{ metrics: [{ name: 'g', gauge: { dataPoints: [{ asDouble: 1 }] } }] }] }] }));
+    const jsonReq = request({ 'content-type': 'application/json' }, '/v1/metrics');
+    const jsonCount = await otlpMetricsFormat.count?.(json, jsonReq);
+    assert.deepEqual({ rows: jsonCount?.rows, walked: jsonCount?.bodyWalked }, { rows: 2, walked: undefined });
+    assert.equal('readColumns' in (otlpMetricsFormat.deferSamples?.(json, jsonReq, 2, () => undefined) ?? {}), false);
   });
 
   test('remote write sent without Content-Encoding is still snappy-decoded once on replay', async () => {

@@ -16,7 +16,7 @@ import { OTLPMetricExporter as JsonMetricExporter } from '@opentelemetry/exporte
 import { OTLPMetricExporter as ProtoMetricExporter } from '@opentelemetry/exporter-metrics-otlp-proto';
 import { CompressionAlgorithm } from '@opentelemetry/otlp-exporter-base';
 import { pushMetrics, pushTimeseries } from 'prometheus-remote-write';
-import type { RunningService, TestAccount } from '../support/service.js';
+import { eventually, type RunningService, type TestAccount } from '../support/service.js';
 import { prom, sampleWith, startWithAccount, uid, waitProm, type PromSample } from './support.js';
 
 let svc: RunningService;
@@ -102,6 +102,36 @@ describe('OTel JS sdk-metrics: MeterProvider + PeriodicExportingMetricReader →
       assert.equal(valueOf(await prom(svc, acct, `histogram_quantile(1, sum by (le) (http_server_duration_milliseconds_bucket${sel}))`), {}), 500);
     });
   }
+
+  // Counters and gauges alone: the bodies the store reads from the wire (otlp-metrics-wire.ts), each series twice.
+  test('protobuf (-otlp-proto), counters and gauges only, two collections: every point of both reads back', async () => {
+    const job = uid('otel-wire-');
+    const { exporter, results } = recording(new ProtoMetricExporter({ url: `${svc.app}/v1/metrics`, headers: { 'X-API-Key': acct.key } }));
+    const provider = new MeterProvider({
+      resource: resourceFromAttributes({ 'service.name': job, 'host.name': 'node-a' }),
+      readers: [new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: 60_000 })],
+    });
+    const meter = provider.getMeter('client-e2e');
+    const requests = meter.createCounter('http.server.requests');
+    let depth = 10;
+    meter.createObservableGauge('queue.depth').addCallback((r) => r.observe(depth, { queue: 'emails' }));
+    requests.add(3, { route: '/checkout', 'http.response.status_code': 200 });
+    await provider.forceFlush();
+    requests.add(4, { route: '/checkout', 'http.response.status_code': 200 });
+    depth = 12;
+    await provider.shutdown();
+    assert.ok(results.length >= 2, 'two exports');
+    for (const r of results) assert.equal(r.code, ExportResultCode.SUCCESS, `export failed: ${String(r.error)}`);
+
+    const sel = `{job="${job}"}`;
+    // Both exports were acknowledged, so both are durable; the second lands in the store a moment later.
+    const checkout = { route: '/checkout', http_response_status_code: '200' };
+    assert.ok(await eventually(async () => valueOf(await prom(svc, acct, `count_over_time(http_server_requests_total${sel}[5m])`), checkout) === 2, 10_000),
+      'both points of the series are stored');
+    assert.equal(valueOf(await prom(svc, acct, `http_server_requests_total${sel}`), checkout), 7);
+    assert.equal(valueOf(await prom(svc, acct, `queue_depth${sel}`), { queue: 'emails' }), 12);
+    assert.equal(valueOf(await prom(svc, acct, `target_info${sel}`), { host_name: 'node-a' }), 1);
+  });
 });
 
 /** The package's fetch option: it otherwise `require`s node-fetch, an optional peer dependency that is not installed. */

@@ -230,7 +230,19 @@ export class Wire {
     this.varint64();
     const { low, high } = this;
     if ((high === 0 && low >= 0) || (high === -1 && low < 0)) return low;
-    return int64(BigInt.asIntN(64, (BigInt(high >>> 0) << 32n) | BigInt(low >>> 0)).toString());
+    return int64(this.lastInt64Text());
+  }
+
+  /** An int64 as the decimal text of protobufjs's Long (OTLP metrics' integer label values). */
+  int64Text(): string {
+    this.varint64();
+    const { low, high } = this;
+    if ((high === 0 && low >= 0) || (high === -1 && low < 0)) return String(low);
+    return this.lastInt64Text();
+  }
+
+  private lastInt64Text(): string {
+    return BigInt.asIntN(64, (BigInt(this.high >>> 0) << 32n) | BigInt(this.low >>> 0)).toString();
   }
 
   /** An int64 as protobufjs's Long.toNumber() gives it (remote write's timestamps): exact within ±2^53. */
@@ -264,6 +276,26 @@ export class Wire {
     const high = this.buf.readUInt32LE(this.pos + 4);
     this.pos += 8;
     return high === 0 ? BigInt(low) : (BigInt(high) << 32n) | BigInt(low);
+  }
+
+  /**
+   * A fixed64 of unix nanoseconds as whole milliseconds, floored: what nanosToMsAt gives of its decimal text, exact and
+   * without a BigInt (2^32 ns = 4,294 ms + 967,296 ns, and every part below stays under 2^53).
+   */
+  fixed64NanosToMs(): number {
+    const low = this.buf.readUInt32LE(this.pos);
+    const high = this.buf.readUInt32LE(this.pos + 4);
+    this.pos += 8;
+    const rest = high * 967_296 + low;
+    return high * 4294 + (rest - (rest % 1_000_000)) / 1_000_000;
+  }
+
+  /** An sfixed64 as Number() of its decimal text gives it: the nearest double (one rounding, in the addition). */
+  sfixed64Number(): number {
+    const low = this.buf.readUInt32LE(this.pos);
+    const high = this.buf.readInt32LE(this.pos + 4);
+    this.pos += 8;
+    return high * 4294967296 + low;
   }
 
   double(): number {
@@ -309,6 +341,11 @@ export class Wire {
     if (bytes.length !== end - this.pos) return false;
     for (let i = 0; i < bytes.length; i++) if (bytes[i] !== this.buf[this.pos + i]) return false;
     return true;
+  }
+
+  /** The bytes from `start` to `end` as a latin1 string: one char a byte, a key that says which bytes they are. */
+  bytesKey(start: number, end: number): string {
+    return this.buf.toString('latin1', start, end);
   }
 
   base64(): string {

@@ -3,8 +3,9 @@
 // encoding, remote write and line protocol 204 (spec, App plane paths).
 import type { IngestFormat, FormatRequest } from '../format.js';
 import type { DeferredSamples } from '../../model/batch.js';
-import type { ParsedMetrics } from './parsed-metrics.js';
-import { parseOtlpMetrics, otlpMetricsReply } from './otlp-metrics.js';
+import { headerValue, type ParsedMetrics } from './parsed-metrics.js';
+import { parseOtlpMetrics, otlpMetricsReply, protobufFirst } from './otlp-metrics.js';
+import { otlpWireColumns, otlpWireCount } from './otlp-metrics-wire.js';
 import { checkRemoteWriteSampleCount, countRemoteWrite, decodeRemoteWriteBody, parseRemoteWrite, remoteWriteReplyHeaders, remoteWriteVersion } from './remote-write.js';
 import { wireCount, wireSampleColumns } from './remote-write-wire.js';
 import { parseInfluxLines } from './influx-line.js';
@@ -37,7 +38,32 @@ export const otlpMetricsFormat: IngestFormat = {
   name: 'otlp',
   walKey: 'otlp-metrics',
   parse: (body, req) => toParsed(parseOtlpMetrics(body, metricsRequest(req))),
-  deferSamples: (body, req, rows, onBad) => deferred(rows, () => parseOtlpMetrics(body, metricsRequest(req)), onBad),
+  deferSamples(body, req, rows, onBad) {
+    const samples = deferred(rows, () => parseOtlpMetrics(body, metricsRequest(req)), onBad);
+    if (!protobufFirst(body, headerValue(req.headers, 'content-type'))) return samples;
+    return {
+      ...samples,
+      readColumns() {
+        try {
+          return otlpWireColumns(body, metricsRequest(req).nowMs, req.bodyWalked === true);
+        } catch {
+          return null; // read() then meets the same trouble and reports it
+        }
+      },
+    };
+  },
+  count(body, req) {
+    const { nowMs } = metricsRequest(req);
+    const fromWire = protobufFirst(body, headerValue(req.headers, 'content-type')) ? otlpWireCount(body, nowMs) : null;
+    if (fromWire === null) {
+      // The decoder's count: the body parsed whole, as before the wire reader (JSON, histograms, refused points).
+      const parsed = parseOtlpMetrics(body, metricsRequest(req));
+      return { entries: 0, rows: parsed.samples.length + parsed.metadata.length, signal: 'metrics', replyData: parsed };
+    }
+    // The reply reads only the encoding and a partial success, which a body read from the wire never has.
+    const replyData: ParsedMetrics = { samples: [], metadata: [], stats: fromWire.stats, encoding: 'protobuf' };
+    return { entries: 0, rows: fromWire.rows, signal: 'metrics', replyData, bodyWalked: true };
+  },
   reply(ctx, _accepted, parsed) {
     const { contentType, body } = otlpMetricsReply(parsed.replyData as ParsedMetrics);
     ctx.res.writeHead(200, { 'Content-Type': contentType, 'Content-Length': body.length });

@@ -62,6 +62,14 @@ function decodeJson(body: Buffer): JsonObject {
   return doc as JsonObject;
 }
 
+/**
+ * Whether decodeOtlpMetricsBody tries protobuf first on this body: then a body the wire reader reads
+ * (otlp-metrics-wire.ts, only ever one protobufjs decodes) is the one it decodes.
+ */
+export function protobufFirst(body: Buffer, contentType: string | undefined): boolean {
+  return body.length > 0 && (declared(contentType) ?? sniff(body)) === 'protobuf';
+}
+
 const decoders: Readonly<Record<Encoding, (body: Buffer) => JsonObject>> = {
   json: decodeJson,
   protobuf: decodeExportMetricsRequest,

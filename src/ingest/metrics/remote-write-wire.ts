@@ -11,6 +11,7 @@
 import { decodesCleanly } from '../formats/proto-walk.js';
 import { Wire } from '../formats/otlp-wire.js';
 import type { MetricMetadata, SampleColumns } from '../../model/metric.js';
+import { ColumnsBuilder } from './sample-columns.js';
 import type { ParsedMetrics } from './parsed-metrics.js';
 import { RemoteWriteTypes } from './remote-write-proto.js';
 import { REMOTE_WRITE_MAX_SAMPLES, metadataOf, splitLabels } from './remote-write.js';
@@ -31,35 +32,6 @@ const FIELD = {
   type: (1 << 3) | 0, familyName: (2 << 3) | 2, help: (4 << 3) | 2, unit: (5 << 3) | 2,
 } as const;
 
-/** Growable sample columns. */
-class Columns {
-  count = 0;
-  seriesOf = new Uint32Array(1024);
-  timeMs = new Float64Array(1024);
-  values = new Float64Array(1024);
-
-  push(series: number, timeMs: number, value: number): void {
-    if (this.count === this.values.length) this.grow();
-    this.seriesOf[this.count] = series;
-    this.timeMs[this.count] = timeMs;
-    this.values[this.count] = value;
-    this.count++;
-  }
-
-  private grow(): void {
-    const size = this.values.length * 2;
-    const seriesOf = new Uint32Array(size);
-    seriesOf.set(this.seriesOf);
-    this.seriesOf = seriesOf;
-    const timeMs = new Float64Array(size);
-    timeMs.set(this.timeMs);
-    this.timeMs = timeMs;
-    const values = new Float64Array(size);
-    values.set(this.values);
-    this.values = values;
-  }
-}
-
 /** What a read found: the series, the samples (as columns when asked for), exemplars and metadata. */
 interface Read {
   series: SampleColumns['series'];
@@ -73,7 +45,7 @@ interface Read {
  * without, the samples are only counted. `walked`: the body is known to have passed proto-walk.ts (its count did,
  * FormatRequest.bodyWalked), which is then not run again.
  */
-function readBody(body: Buffer, columns: Columns | null, walked: boolean): Read | null {
+function readBody(body: Buffer, columns: ColumnsBuilder | null, walked: boolean): Read | null {
   if (!walked && !decodesCleanly(body, RemoteWriteTypes.WriteRequest)) return null;
   const wire = new Wire(body);
   const read: Read = { series: [], samples: 0, exemplars: 0, metadata: new Map() };
@@ -93,14 +65,9 @@ function readBody(body: Buffer, columns: Columns | null, walked: boolean): Read 
 
 /** The body's samples as columns, or null when the decoder must read it (see the header and readBody). */
 export function wireSampleColumns(body: Buffer, walked = false): SampleColumns | null {
-  const columns = new Columns();
+  const columns = new ColumnsBuilder();
   const read = readBody(body, columns, walked);
-  if (read === null) return null;
-  return {
-    series: read.series, count: columns.count, metadata: [...read.metadata.values()],
-    seriesOf: columns.seriesOf.subarray(0, columns.count), timeMs: columns.timeMs.subarray(0, columns.count),
-    values: columns.values.subarray(0, columns.count),
-  };
+  return read === null ? null : columns.done(read.series, [...read.metadata.values()]);
 }
 
 /**
@@ -115,7 +82,7 @@ export function wireCount(body: Buffer): { stats: ParsedMetrics['stats']; rows: 
 }
 
 /** One TimeSeries: its labels wherever they lie, then its samples in order. */
-function readSeries(wire: Wire, end: number, read: Read, columns: Columns | null): void {
+function readSeries(wire: Wire, end: number, read: Read, columns: ColumnsBuilder | null): void {
   const pairs: [string, string][] = [];
   const samples: number[] = []; // start of each Sample, then its end
   while (wire.pos < end) {

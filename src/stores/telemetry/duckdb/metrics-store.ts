@@ -88,7 +88,7 @@ export async function appendMetrics(c: DuckDBConnection, batches: TenantBatch[],
         }
         w.flush(a);
         for (const row of index.series.values()) {
-          const key = `s\u0000${row.tenantId}\u0000${row.seriesId}`;
+          const key = `s\u0000${row.tenantId}\u0000${row.idText}`;
           if (!known.has(key)) series.set(key, row);
         }
       }

@@ -7,7 +7,7 @@ import { staleMarker } from '../../../model/metric.js';
 import { seriesSourceContract } from '../../../query/promql/series-source.contract.js';
 import type { SqlExecutor, SqlParam } from '../sql/dialect.js';
 import {
-  DuckdbSeriesSource, insertMetadata, insertSamples, METRIC_TABLES_SQL, SAMPLE_COLUMNS, sampleRows, seriesId, SERIES_COLUMNS,
+  DuckdbSeriesSource, insertMetadata, insertSamples, METRIC_TABLES_SQL, SAMPLE_COLUMNS, sampleRows, seriesId, SERIES_COLUMNS, SeriesIndex,
 } from './samples-sql.js';
 
 async function openDb(): Promise<{ exec: SqlExecutor; close: () => void }> {
@@ -33,6 +33,17 @@ describe('samples-sql', () => {
     assert.equal(seriesId('m', { a: '1', b: '2' }), seriesId('m', { b: '2', a: '1', c: '' }));
     assert.notEqual(seriesId('m', { a: '1' }), seriesId('n', { a: '1' }));
     assert.ok(seriesId('m', { a: '1' }) >= 0n && seriesId('m', { a: '1' }) < 2n ** 63n);
+  });
+
+  it('a labels object kept between writes is one series per tenant, and under another name another series', () => {
+    const labels = { route: '/a', job: 'api' };
+    const first = new SeriesIndex('t1').ofLabels('up', labels);
+    const second = new SeriesIndex('t2').ofLabels('up', labels);
+    assert.deepEqual(first, { tenantId: 't1', seriesId: seriesId('up', labels), name: 'up', labelsJson: '{"job":"api","route":"/a"}', idText: String(seriesId('up', labels)) });
+    assert.deepEqual(second, { ...first, tenantId: 't2' });
+    const renamed = new SeriesIndex('t1').ofLabels('down', labels);
+    assert.deepEqual(renamed, { ...first, name: 'down', seriesId: seriesId('down', labels), idText: String(seriesId('down', labels)) });
+    assert.equal(new SeriesIndex('t1').ofLabels('up', labels).seriesId, first.seriesId, 'and the first name again');
   });
 
   it('sampleRows gives each series once and flags staleness markers', () => {

@@ -33,7 +33,8 @@ export const SERIES_COLUMNS = ['tenant_id', 'series_id', 'name', 'labels'] as co
 export const SAMPLE_COLUMNS = ['tenant_id', 'series_id', 'name', 'time_ms', 'value', 'stale'] as const;
 export const METADATA_COLUMNS = ['tenant_id', 'name', 'type', 'help', 'unit'] as const;
 
-export interface SeriesRow { tenantId: string; seriesId: bigint; name: string; labelsJson: string }
+/** `idText`: the id in decimal, for keys (metrics-store.ts CommittedKeys). */
+export interface SeriesRow { tenantId: string; seriesId: bigint; name: string; labelsJson: string; idText: string }
 /** `value` is NaN when `stale`; append it as a DOUBLE. */
 export interface SampleRow { tenantId: string; seriesId: bigint; name: string; timeMs: bigint; value: number; stale: boolean }
 
@@ -72,6 +73,36 @@ function knownSeriesId(key: string, name: string, labels: Readonly<Record<string
   return id;
 }
 
+/** What a series is, whatever its tenant: its SeriesIndex key, its labels' JSON and its id (and the id as text). */
+interface SeriesIdentity {
+  name: string;
+  key: string;
+  labelsJson: string;
+  seriesId: bigint;
+  idText: string;
+}
+
+/**
+ * Series identities by labels object. A wire reader that hands out one labels object per series for as long as it
+ * keeps it (otlp-metrics-wire.ts, whose every point may be a series of its own) has the series of a point it saw
+ * before without sorting, JSON or hashing: they were most of the store worker's time under OTLP metrics. Labels
+ * objects are never changed once made. Weak: an object no one holds any more takes its entry with it.
+ */
+const identities = new WeakMap<object, SeriesIdentity>();
+
+function identityOf(name: string, labelsObject: Readonly<Record<string, string>>): SeriesIdentity {
+  let identity = identities.get(labelsObject);
+  if (identity?.name !== name) {
+    const labels = canonicalLabels(labelsObject);
+    const labelsJson = JSON.stringify(labels);
+    const key = `${name}\u0000${labelsJson}`;
+    const id = knownSeriesId(key, name, labels);
+    identity = { name, key, labelsJson, seriesId: id, idText: id.toString() };
+    identities.set(labelsObject, identity);
+  }
+  return identity;
+}
+
 /**
  * Each sample's series, for one tenant: every distinct series once in `series` (to insert with INSERT OR IGNORE).
  * The parsers hand every sample of a series the same labels object: sorting, JSON and hashing once per object
@@ -90,11 +121,9 @@ export class SeriesIndex {
   ofLabels(name: string, labelsObject: Readonly<Record<string, string>>): SeriesRow {
     let row = this.byLabelsObject.get(labelsObject);
     if (row?.name !== name) {
-      const labels = canonicalLabels(labelsObject);
-      const labelsJson = JSON.stringify(labels);
-      const key = `${name}\u0000${labelsJson}`;
+      const { key, seriesId: id, labelsJson, idText } = identityOf(name, labelsObject);
       row = this.series.get(key);
-      if (!row) this.series.set(key, (row = { tenantId: this.tenantId, seriesId: knownSeriesId(key, name, labels), name, labelsJson }));
+      if (!row) this.series.set(key, (row = { tenantId: this.tenantId, seriesId: id, name, labelsJson, idText }));
       this.byLabelsObject.set(labelsObject, row);
     }
     return row;
