@@ -8,7 +8,7 @@ import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { withAppender } from './appender.js';
 import { CHUNK_ROWS, ChunkWriter } from './chunk-writer.js';
 
-const STRINGS = ['', 'a', 'node-3', 'twelve bytes', 'thirteen byte', 'é', 'ééééééé', '😀😀😀', 'x\u0000y', 'ключ',
+const STRINGS = ['', 'a', 'node-3', 'twelve bytes', 'thirteen byte', 'é', 'ééééééé', '😀😀😀', 'x\u0000y', 'ключ', 'abcdé', 'abcdefghijké',
   'a longer message with words and 123 numbers in it'];
 const UUIDS = ['00000000-0000-0000-0000-000000000000', 'ffffffff-ffff-ffff-ffff-ffffffffffff',
   '80000000-0000-0000-0000-000000000000', '7fffffff-ffff-ffff-ffff-ffffffffffff', '0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d'];

@@ -79,6 +79,17 @@ export class ChunkWriter {
     const bytes = this.strings[column];
     if (!bytes) throw new TypeError(`chunk-writer: column ${column} is not VARCHAR`);
     if (value.length <= INLINE) {
+      // ASCII byte by byte: a call into encodeInto cost more than the copy for the few bytes a short string has.
+      let i = 0;
+      for (; i < value.length; i++) {
+        const c = value.charCodeAt(i);
+        if (c >= 0x80) break;
+        bytes[at + 4 + i] = c;
+      }
+      if (i === value.length) {
+        bytes[at] = i;
+        return;
+      }
       const { read, written } = utf8.encodeInto(value, bytes.subarray(at + 4, at + STRING_T));
       if (read === value.length) {
         bytes[at] = written; // the length, a little-endian uint32 whose other bytes stay 0
