@@ -11,31 +11,17 @@ import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-proto';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
 import protobuf from 'protobufjs';
-import { isStaleMarker, type MetricSample, type SampleColumns } from '../../model/metric.js';
+import { isStaleMarker, type SampleColumns } from '../../model/metric.js';
 import { encodeExportMetricsRequest } from './otlp-metrics-proto.js';
 import { parseOtlpMetrics, protobufFirst } from './otlp-metrics.js';
 import { otlpWireColumns, otlpWireCount } from './otlp-metrics-wire.js';
 import type { MetricsRequest } from './parsed-metrics.js';
+import { comparable, expand } from './sample-columns.fixtures.js';
 
 const NOW = 1_750_000_000_000;
 const req: MetricsRequest = { query: new URLSearchParams(), headers: { 'content-type': 'application/x-protobuf' }, nowMs: NOW };
 const str = (v: string) => ({ stringValue: v });
 const T = '1700000000123456789';
-
-/** The columns as samples, as parseOtlpMetrics gives them. */
-function expand(c: SampleColumns): MetricSample[] {
-  return Array.from({ length: c.count }, (_, k) => {
-    const s = c.series[c.seriesOf[k] ?? -1];
-    assert.ok(s, `sample ${k} has a series`);
-    return { name: s.name, labels: s.labels, timeMs: c.timeMs[k] ?? NaN, value: c.values[k] ?? NaN };
-  });
-}
-
-/** Values compared by their bits (a stale marker is one NaN among many), labels in their order, the rest as they are. */
-const comparable = (samples: MetricSample[]) => samples.map((s) => ({
-  ...s, labels: Object.entries(s.labels),
-  value: Number.isNaN(s.value) ? (isStaleMarker(s.value) ? 'stale' : 'NaN') : Object.is(s.value, -0) ? '-0' : s.value,
-}));
 
 function assertSame(body: Buffer): SampleColumns {
   const columns = otlpWireColumns(body, NOW);

@@ -4,28 +4,15 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import protobuf from 'protobufjs';
-import { isStaleMarker, staleMarker, type MetricSample, type SampleColumns } from '../../model/metric.js';
+import { isStaleMarker, staleMarker, type SampleColumns } from '../../model/metric.js';
 import { fixtureHex } from '../../../test/fixtures/metrics/fixtures.js';
 import type { MetricsRequest } from './parsed-metrics.js';
+import { comparable, expand } from './sample-columns.fixtures.js';
 import { encodeRemoteWrite } from './remote-write-proto.js';
 import { countRemoteWrite, decodeRemoteWriteBody, parseRemoteWrite } from './remote-write.js';
 import { wireCount, wireSampleColumns } from './remote-write-wire.js';
 
 const req: MetricsRequest = { query: new URLSearchParams(), headers: {}, nowMs: 0 };
-
-/** The columns as samples, as parseRemoteWrite gives them. */
-function expand(c: SampleColumns): MetricSample[] {
-  return Array.from({ length: c.count }, (_, k) => {
-    const s = c.series[c.seriesOf[k] ?? -1];
-    assert.ok(s, `sample ${k} has a series`);
-    return { name: s.name, labels: s.labels, timeMs: c.timeMs[k] ?? NaN, value: c.values[k] ?? NaN };
-  });
-}
-
-/** Values compared by their bits (a stale marker is one NaN among many), the rest as they are. */
-const comparable = (samples: MetricSample[]) => samples.map((s) => ({
-  ...s, value: Number.isNaN(s.value) ? (isStaleMarker(s.value) ? 'stale' : 'NaN') : Object.is(s.value, -0) ? '-0' : s.value,
-}));
 
 function assertSame(body: Buffer): SampleColumns {
   const columns = wireSampleColumns(body);
