@@ -201,10 +201,11 @@ class Reading {
  * its own: reading its labels afresh (strings, pairs, a labels object) and the store then sorting, serialising and
  * hashing them (samples-sql.ts SeriesIndex) was ~60 % of the store worker's time. A series kept here hands out the
  * same labels object, which the store knows. The same bytes read the same labels, so a hit needs no reading at all.
- * Bounded: past the limit it starts again empty, which costs only the reading it saved.
+ * Bounded: past the limit it starts again empty, which costs only the reading it saved. A series kept here and its
+ * identity in the store take ~950 bytes of the worker's heap (the bench's series), so ~95 MB at the limit.
  */
 const knownSeries = new Map<string, Series>();
-const MAX_KNOWN_SERIES = 200_000;
+const MAX_KNOWN_SERIES = 100_000;
 
 /** A point's series: kept, or read from its attributes fields (start and end of each in `attributes`). */
 function pointSeries(wire: Wire, family: string, scope: ScopeLabels, attributes: readonly number[]): Series {
