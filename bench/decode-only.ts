@@ -11,6 +11,7 @@ import { decodeRemoteWriteBody } from '../src/ingest/metrics/remote-write.js';
 import { decodeWriteRequestV1 } from '../src/ingest/metrics/remote-write-proto.js';
 import { decodeExportMetricsRequest } from '../src/ingest/metrics/otlp-metrics-proto.js';
 import { wireLogEntries } from '../src/ingest/formats/otlp-logs-wire.js';
+import { otlpWireColumns } from '../src/ingest/metrics/otlp-metrics-wire.js';
 
 /** The codecs a baseline may name. */
 const DECODERS = {
@@ -18,6 +19,7 @@ const DECODERS = {
   'otlp-logs-wire': (b: Buffer) => wireLogEntries(b, 0n),
   'remote-write': (b: Buffer) => decodeWriteRequestV1(decodeRemoteWriteBody(b, 'snappy')),
   'otlp-metrics': (b: Buffer) => decodeExportMetricsRequest(b),
+  'otlp-metrics-wire': (b: Buffer) => otlpWireColumns(b, Date.now()),
 } as const;
 
 export type DecoderName = keyof typeof DECODERS;
