@@ -16,6 +16,7 @@ import { NotPlain, readContainer, readRequest, Wire } from '../formats/otlp-wire
 import type { ParsedMetrics } from './parsed-metrics.js';
 import { OtlpMetricsTypes } from './otlp-metrics-proto.js';
 import { formatPromFloat, otelLabels, otelMetricName, otelUnitWord } from './prom-names.js';
+import { keepSeries, knownSeries, type Series } from './known-series.js';
 import { ColumnsBuilder } from './sample-columns.js';
 
 const LEN = 2;
@@ -49,7 +50,6 @@ const SERVICE_NAMESPACE = 'service.namespace';
 const SERVICE_INSTANCE_ID = 'service.instance.id';
 
 type Pairs = [string, string][];
-type Series = SampleColumns['series'][number];
 
 /** The labels every point of one scope of one resource carries, and their JSON (part of a point's series key). */
 interface ScopeLabels {
@@ -195,23 +195,12 @@ class Reading {
   }
 }
 
-/**
- * The series of points read before, by what makes their labels: the family, the scope's labels and the bytes of the
- * point's attributes fields. An OTLP exporter sends every series again each interval, and each point is a series of
- * its own: reading its labels afresh (strings, pairs, a labels object) and the store then sorting, serialising and
- * hashing them (samples-sql.ts SeriesIndex) was ~60 % of the store worker's time. A series kept here hands out the
- * same labels object, which the store knows. The same bytes read the same labels, so a hit needs no reading at all.
- * Bounded: past the limit it starts again empty, which costs only the reading it saved. A series kept here and its
- * identity in the store take ~950 bytes of the worker's heap (the bench's series), so ~95 MB at the limit.
- */
-const knownSeries = new Map<string, Series>();
-const MAX_KNOWN_SERIES = 100_000;
-
 /** A point's series: kept, or read from its attributes fields (start and end of each in `attributes`). */
 function pointSeries(wire: Wire, family: string, scope: ScopeLabels, attributes: readonly number[]): Series {
-  let key = `${family}\u0000${scope.key}\u0000`;
+  // What makes a point's labels: its family, its scope's labels, the bytes of its attributes (known-series.ts).
+  let key = `otlp\u0000${family}\u0000${scope.key}\u0000`;
   for (let i = 0; i < attributes.length; i += 2) key += wire.bytesKey(attributes[i] ?? 0, attributes[i + 1] ?? 0);
-  let series = knownSeries.get(key);
+  let series = knownSeries(key);
   if (series === undefined) {
     const pairs: Pairs = [];
     for (let i = 0; i < attributes.length; i += 2) {
@@ -220,8 +209,7 @@ function pointSeries(wire: Wire, family: string, scope: ScopeLabels, attributes:
       pairs.push(readPair(wire, wire.end()));
     }
     series = { name: family, labels: { ...otelLabels(pairs), ...scope.base } };
-    if (knownSeries.size >= MAX_KNOWN_SERIES) knownSeries.clear();
-    knownSeries.set(key, series);
+    keepSeries(key, series);
   }
   return series;
 }

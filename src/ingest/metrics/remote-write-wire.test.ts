@@ -117,3 +117,15 @@ test('what the wire reader leaves to the decoder: histograms, refused labels, br
   // And an empty body is an empty request.
   assert.deepEqual(wireSampleColumns(Buffer.alloc(0))?.count, 0);
 });
+
+test('a series read before hands out the same labels object; other label bytes read afresh, and refusals are never kept', () => {
+  const series = (labels: { name: string; value: string }[]) => encodeRemoteWrite(1, { timeseries: [{ labels, samples: [{ value: 1, timestamp: 1 }] }] });
+  const up = [{ name: '__name__', value: 'kept_up' }, { name: 'job', value: 'api' }];
+  const first = wireSampleColumns(series(up))?.series[0];
+  assert.ok(first && wireSampleColumns(series(up))?.series[0] === first, 'the same object, body after body');
+  const reordered = assertSame(series([...up].reverse())).series[0];
+  assert.notEqual(reordered, first);
+  assert.deepEqual(reordered, first);
+  const twice = series([...up, { name: 'job', value: 'again' }]);
+  for (let i = 0; i < 2; i++) assert.equal(wireSampleColumns(twice), null, 'refused each time');
+});

@@ -11,6 +11,7 @@
 import { decodesCleanly } from '../formats/proto-walk.js';
 import { Wire } from '../formats/otlp-wire.js';
 import type { MetricMetadata, SampleColumns } from '../../model/metric.js';
+import { keepSeries, knownSeries, type Series } from './known-series.js';
 import { ColumnsBuilder } from './sample-columns.js';
 import type { ParsedMetrics } from './parsed-metrics.js';
 import { RemoteWriteTypes } from './remote-write-proto.js';
@@ -81,14 +82,17 @@ export function wireCount(body: Buffer): { stats: ParsedMetrics['stats']; rows: 
   return { stats: { samples: read.samples, histograms: 0, exemplars: read.exemplars }, rows: read.samples + read.metadata.size };
 }
 
-/** One TimeSeries: its labels wherever they lie, then its samples in order. */
+/** One TimeSeries: its labels wherever they lie (kept from an earlier read when the same bytes were), then its samples. */
 function readSeries(wire: Wire, end: number, read: Read, columns: ColumnsBuilder | null): void {
-  const pairs: [string, string][] = [];
+  const labelFields: number[] = []; // start (at the tag) and end of each Label
   const samples: number[] = []; // start of each Sample, then its end
   while (wire.pos < end) {
+    const at = wire.pos;
     const tag = wire.tag();
-    if (tag === FIELD.labels) pairs.push(readLabel(wire, wire.end()));
-    else if (tag === FIELD.samples) {
+    if (tag === FIELD.labels) {
+      wire.pos = wire.end();
+      labelFields.push(at, wire.pos);
+    } else if (tag === FIELD.samples) {
       const sampleEnd = wire.end();
       samples.push(wire.pos, sampleEnd);
       wire.pos = sampleEnd;
@@ -98,12 +102,7 @@ function readSeries(wire: Wire, end: number, read: Read, columns: ColumnsBuilder
       wire.skip(tag);
     }
   }
-  let labelled: ReturnType<typeof splitLabels>;
-  try {
-    labelled = splitLabels(pairs, `timeseries ${read.series.length}`);
-  } catch {
-    throw new NotFloatSamples();
-  }
+  const labelled = seriesOf(wire, labelFields, read.series.length);
   const index = read.series.length;
   read.series.push(labelled);
   read.samples += samples.length / 2;
@@ -125,6 +124,33 @@ function readSeries(wire: Wire, end: number, read: Read, columns: ColumnsBuilder
     columns.push(index, timeMs, value);
   }
   wire.pos = after;
+}
+
+/**
+ * The series of a TimeSeries's Label fields: kept (known-series.ts) when the same bytes were read before, else read and
+ * checked by splitLabels, as translateV1 checks them.
+ */
+function seriesOf(wire: Wire, labelFields: readonly number[], index: number): Series {
+  let key = 'rw\u0000';
+  for (let i = 0; i < labelFields.length; i += 2) key += wire.bytesKey(labelFields[i] ?? 0, labelFields[i + 1] ?? 0);
+  let series = knownSeries(key);
+  if (series === undefined) {
+    const after = wire.pos;
+    const pairs: [string, string][] = [];
+    for (let i = 0; i < labelFields.length; i += 2) {
+      wire.pos = labelFields[i] ?? 0;
+      wire.tag();
+      pairs.push(readLabel(wire, wire.end()));
+    }
+    wire.pos = after;
+    try {
+      series = splitLabels(pairs, `timeseries ${index}`);
+    } catch {
+      throw new NotFloatSamples(); // the decoder's refusal
+    }
+    keepSeries(key, series);
+  }
+  return series;
 }
 
 function readLabel(wire: Wire, end: number): [string, string] {
