@@ -83,10 +83,10 @@ interface SeriesIdentity {
 }
 
 /**
- * Series identities by labels object. A wire reader that hands out one labels object per series for as long as it
- * keeps it (otlp-metrics-wire.ts, whose every point may be a series of its own) has the series of a point it saw
- * before without sorting, JSON or hashing: they were most of the store worker's time under OTLP metrics. Labels
- * objects are never changed once made. Weak: an object no one holds any more takes its entry with it.
+ * Series identities by labels object. The wire readers hand out one labels object per series for as long as they keep
+ * it (ingest/metrics/known-series.ts), so a series seen before is found without sorting, JSON or hashing: they were
+ * most of the store worker's time under OTLP metrics, whose every point may be a series of its own. Labels objects are
+ * never changed once made. Weak: an object no one holds any more takes its entry with it.
  */
 const identities = new WeakMap<object, SeriesIdentity>();
 
