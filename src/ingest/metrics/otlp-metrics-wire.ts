@@ -10,7 +10,8 @@
 // decodes it, and only when it is plain: a histogram, exponential histogram or summary (whose points the translator
 // can refuse), a metric whose name sanitises to nothing, an array or map attribute on a resource or point, or a
 // message or oneof given twice leave the body to the decoder (null here), which gives the exact samples, the exact
-// partial success, the exact refusal.
+// partial success, the exact refusal. A point whose series was read before gets that series's labels object again
+// (known-series.ts), without reading its attributes.
 import { staleMarker, type MetricMetadata, type SampleColumns } from '../../model/metric.js';
 import { NotPlain, readContainer, readRequest, Wire } from '../formats/otlp-wire.js';
 import type { ParsedMetrics } from './parsed-metrics.js';
