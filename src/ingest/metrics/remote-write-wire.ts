@@ -102,7 +102,7 @@ function readSeries(wire: Wire, end: number, read: Read, columns: ColumnsBuilder
       wire.skip(tag);
     }
   }
-  const labelled = seriesOf(wire, labelFields, read.series.length);
+  const labelled = seriesOf(wire, labelFields, read.series.length, columns !== null);
   const index = read.series.length;
   read.series.push(labelled);
   read.samples += samples.length / 2;
@@ -127,13 +127,17 @@ function readSeries(wire: Wire, end: number, read: Read, columns: ColumnsBuilder
 }
 
 /**
- * The series of a TimeSeries's Label fields: kept (known-series.ts) when the same bytes were read before, else read and
- * checked by splitLabels, as translateV1 checks them.
+ * The series of a TimeSeries's Label fields, read and checked by splitLabels as translateV1 checks them. With `kept`
+ * (the store worker's read), a series whose bytes were read before is the one kept then (known-series.ts); the
+ * request thread's count keeps nothing, which would only hold a second copy of the cache in its heap.
  */
-function seriesOf(wire: Wire, labelFields: readonly number[], index: number): Series {
-  let key = 'rw\u0000';
-  for (let i = 0; i < labelFields.length; i += 2) key += wire.bytesKey(labelFields[i] ?? 0, labelFields[i + 1] ?? 0);
-  let series = knownSeries(key);
+function seriesOf(wire: Wire, labelFields: readonly number[], index: number, kept: boolean): Series {
+  let key = '';
+  if (kept) {
+    key = 'rw\u0000';
+    for (let i = 0; i < labelFields.length; i += 2) key += wire.bytesKey(labelFields[i] ?? 0, labelFields[i + 1] ?? 0);
+  }
+  let series = kept ? knownSeries(key) : undefined;
   if (series === undefined) {
     const after = wire.pos;
     const pairs: [string, string][] = [];
@@ -148,7 +152,7 @@ function seriesOf(wire: Wire, labelFields: readonly number[], index: number): Se
     } catch {
       throw new NotFloatSamples(); // the decoder's refusal
     }
-    keepSeries(key, series);
+    if (kept) keepSeries(key, series);
   }
   return series;
 }
