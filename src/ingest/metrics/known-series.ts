@@ -9,18 +9,42 @@
 // Bounded: past the limit it starts again empty, which costs only the reading it saved. A series kept here and its
 // identity in the store take ~950 bytes of the worker's heap (the bench's OTLP series), so ~95 MB at the limit.
 import type { SampleColumns } from '../../model/metric.js';
+import type { Wire } from '../formats/otlp-wire.js';
 
 export type Series = SampleColumns['series'][number];
 
 const MAX_KNOWN_SERIES = 100_000;
 const known = new Map<string, Series>();
 
-export function knownSeries(key: string): Series | undefined {
-  return known.get(key);
-}
-
-/** Keeps `series` under `key`; its labels object is never changed after. */
-export function keepSeries(key: string, series: Series): void {
-  if (known.size >= MAX_KNOWN_SERIES) known.clear();
-  known.set(key, series);
+/**
+ * The series whose labels lie in the message fields at `fields` (start at the tag, then end, for each): the one kept
+ * under `prefix` and those fields' bytes, else `make` of the pairs `readField` reads from them, then kept. `make` may
+ * throw (a refused label set), and nothing is kept. Without `keep` (a count) nothing is looked up or kept. The cursor
+ * is left where it was.
+ */
+export function seriesOfFields(
+  wire: Wire, prefix: string, fields: readonly number[], readField: (wire: Wire, end: number) => [string, string],
+  make: (pairs: [string, string][]) => Series, keep: boolean,
+): Series {
+  let key = prefix;
+  if (keep) {
+    for (let i = 0; i < fields.length; i += 2) key += wire.bytesKey(fields[i] ?? 0, fields[i + 1] ?? 0);
+    const series = known.get(key);
+    if (series !== undefined) return series;
+  }
+  const after = wire.pos;
+  const pairs: [string, string][] = [];
+  for (let i = 0; i < fields.length; i += 2) {
+    wire.pos = fields[i] ?? 0;
+    wire.tag();
+    pairs.push(readField(wire, wire.end()));
+  }
+  wire.pos = after;
+  const series = make(pairs);
+  if (keep) {
+    // Its labels object is never changed after.
+    if (known.size >= MAX_KNOWN_SERIES) known.clear();
+    known.set(key, series);
+  }
+  return series;
 }

@@ -53,11 +53,11 @@ export const otlpMetricsFormat: IngestFormat = {
     };
   },
   count(body, req) {
-    const { nowMs } = metricsRequest(req);
-    const fromWire = protobufFirst(body, headerValue(req.headers, 'content-type')) ? otlpWireCount(body, nowMs) : null;
+    const request = metricsRequest(req);
+    const fromWire = protobufFirst(body, headerValue(req.headers, 'content-type')) ? otlpWireCount(body, request.nowMs) : null;
     if (fromWire === null) {
       // The decoder's count: the body parsed whole, as before the wire reader (JSON, histograms, refused points).
-      const parsed = parseOtlpMetrics(body, metricsRequest(req));
+      const parsed = parseOtlpMetrics(body, request);
       return { entries: 0, rows: parsed.samples.length + parsed.metadata.length, signal: 'metrics', replyData: parsed };
     }
     // The reply reads only the encoding and a partial success, which a body read from the wire never has.

@@ -17,7 +17,7 @@ import { NotPlain, readContainer, readRequest, Wire } from '../formats/otlp-wire
 import type { ParsedMetrics } from './parsed-metrics.js';
 import { OtlpMetricsTypes } from './otlp-metrics-proto.js';
 import { formatPromFloat, otelLabels, otelMetricName, otelUnitWord } from './prom-names.js';
-import { keepSeries, knownSeries, type Series } from './known-series.js';
+import { seriesOfFields, type Series } from './known-series.js';
 import { ColumnsBuilder } from './sample-columns.js';
 
 const LEN = 2;
@@ -86,8 +86,8 @@ class Reading {
       return resource;
     }, (r, itemEnd) => this.scopeMetrics(wire, itemEnd, r));
     if (this.rows > first && resource.others.length > 0) {
-      const labels = { ...otelLabels(resource.others), ...resource.identity };
-      this.push(this.columns === null ? null : { name: 'target_info', labels }, this.maxTimeMs, 1);
+      const labels = this.columns === null ? null : { ...otelLabels(resource.others), ...resource.identity };
+      this.push(labels === null ? null : { name: 'target_info', labels }, this.maxTimeMs, 1);
       this.meta('target_info', 'gauge', 'Target metadata', '');
     }
   }
@@ -178,7 +178,9 @@ class Reading {
     }
     this.points++;
     // A time of 0 is no time: the receipt time, as nanosToMsAt reads it.
-    const series = attributes === null ? null : pointSeries(wire, family, scope, attributes);
+    // What makes a point's labels: its family, its scope's labels and the bytes of its attributes (known-series.ts).
+    const series = attributes === null ? null : seriesOfFields(wire, `otlp\u0000${family}\u0000${scope.key}\u0000`, attributes,
+      readPair, (pairs) => ({ name: family, labels: { ...otelLabels(pairs), ...scope.base } }), true);
     wire.pos = end;
     this.push(series, timeMs === 0 ? this.nowMs : timeMs, (flags & NO_RECORDED_VALUE) !== 0 ? STALE : value);
   }
@@ -194,25 +196,6 @@ class Reading {
   private meta(name: string, type: string, help: string, unit: string): void {
     if (!this.metadata.has(name)) this.metadata.set(name, { name, type, help, unit });
   }
-}
-
-/** A point's series: kept, or read from its attributes fields (start and end of each in `attributes`). */
-function pointSeries(wire: Wire, family: string, scope: ScopeLabels, attributes: readonly number[]): Series {
-  // What makes a point's labels: its family, its scope's labels, the bytes of its attributes (known-series.ts).
-  let key = `otlp\u0000${family}\u0000${scope.key}\u0000`;
-  for (let i = 0; i < attributes.length; i += 2) key += wire.bytesKey(attributes[i] ?? 0, attributes[i + 1] ?? 0);
-  let series = knownSeries(key);
-  if (series === undefined) {
-    const pairs: Pairs = [];
-    for (let i = 0; i < attributes.length; i += 2) {
-      wire.pos = attributes[i] ?? 0;
-      wire.tag();
-      pairs.push(readPair(wire, wire.end()));
-    }
-    series = { name: family, labels: { ...otelLabels(pairs), ...scope.base } };
-    keepSeries(key, series);
-  }
-  return series;
 }
 
 /** The KeyValues of field `field` of the message ending at `end`, as label pairs. */

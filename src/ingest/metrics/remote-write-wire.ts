@@ -11,7 +11,7 @@
 import { decodesCleanly } from '../formats/proto-walk.js';
 import { Wire } from '../formats/otlp-wire.js';
 import type { MetricMetadata, SampleColumns } from '../../model/metric.js';
-import { keepSeries, knownSeries, type Series } from './known-series.js';
+import { seriesOfFields } from './known-series.js';
 import { ColumnsBuilder } from './sample-columns.js';
 import type { ParsedMetrics } from './parsed-metrics.js';
 import { RemoteWriteTypes } from './remote-write-proto.js';
@@ -102,7 +102,16 @@ function readSeries(wire: Wire, end: number, read: Read, columns: ColumnsBuilder
       wire.skip(tag);
     }
   }
-  const labelled = seriesOf(wire, labelFields, read.series.length, columns !== null);
+  // The store worker's read keeps series (known-series.ts); the request thread's count keeps none, which would only
+  // hold a second copy of them in its heap. A label set splitLabels refuses is the decoder's.
+  const where = `timeseries ${read.series.length}`;
+  const labelled = seriesOfFields(wire, 'rw\u0000', labelFields, readLabel, (pairs) => {
+    try {
+      return splitLabels(pairs, where);
+    } catch {
+      throw new NotFloatSamples();
+    }
+  }, columns !== null);
   const index = read.series.length;
   read.series.push(labelled);
   read.samples += samples.length / 2;
@@ -124,37 +133,6 @@ function readSeries(wire: Wire, end: number, read: Read, columns: ColumnsBuilder
     columns.push(index, timeMs, value);
   }
   wire.pos = after;
-}
-
-/**
- * The series of a TimeSeries's Label fields, read and checked by splitLabels as translateV1 checks them. With `kept`
- * (the store worker's read), a series whose bytes were read before is the one kept then (known-series.ts); the
- * request thread's count keeps nothing, which would only hold a second copy of the cache in its heap.
- */
-function seriesOf(wire: Wire, labelFields: readonly number[], index: number, kept: boolean): Series {
-  let key = '';
-  if (kept) {
-    key = 'rw\u0000';
-    for (let i = 0; i < labelFields.length; i += 2) key += wire.bytesKey(labelFields[i] ?? 0, labelFields[i + 1] ?? 0);
-  }
-  let series = kept ? knownSeries(key) : undefined;
-  if (series === undefined) {
-    const after = wire.pos;
-    const pairs: [string, string][] = [];
-    for (let i = 0; i < labelFields.length; i += 2) {
-      wire.pos = labelFields[i] ?? 0;
-      wire.tag();
-      pairs.push(readLabel(wire, wire.end()));
-    }
-    wire.pos = after;
-    try {
-      series = splitLabels(pairs, `timeseries ${index}`);
-    } catch {
-      throw new NotFloatSamples(); // the decoder's refusal
-    }
-    if (kept) keepSeries(key, series);
-  }
-  return series;
 }
 
 function readLabel(wire: Wire, end: number): [string, string] {
