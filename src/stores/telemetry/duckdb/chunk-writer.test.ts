@@ -98,6 +98,30 @@ void describe('chunk writer', () => {
     assert.equal(Number(matched.getRowObjectsJS()[0]?.n), want.length);
   });
 
+  test('long strings that repeat down a chunk, and long strings that do not, read back row for row', async () => {
+    // Column 0 repeats a few values (given one string_t each); column 1 starts unique past the look-ahead (so it
+    // stops looking) and repeats its first values after that; column 2 repeats next to NULLs and short strings.
+    await c.run('CREATE TABLE repeats (a VARCHAR, b VARCHAR, c VARCHAR)');
+    const want = Array.from({ length: CHUNK_ROWS + 300 }, (_, i) => ({
+      a: `stream {service="checkout-${i % 5}"}`,
+      b: i < 200 ? `a message that is only here ${i}` : `a message that is only here ${i % 7}`,
+      c: i % 3 === 0 ? null : i % 3 === 1 ? 'short' : `route /api/v2/orders/${i % 2}/éé`,
+    }));
+    await withAppender(c, 'repeats', (a) => {
+      const w = new ChunkWriter(['varchar', 'varchar', 'varchar']);
+      for (const r of want) {
+        w.string(0, r.a);
+        w.string(1, r.b);
+        if (r.c === null) w.null(2);
+        else w.string(2, r.c);
+        if (w.endRow()) w.flush(a);
+      }
+      w.flush(a);
+    });
+    const got = (await c.runAndReadAll('SELECT a, b, c FROM repeats ORDER BY rowid')).getRowObjectsJS();
+    assert.deepEqual(got, want);
+  });
+
   test('integral numbers go into BIGINT as the BigInt of them would: both ends of int32 and of safe integers, 2^63 wrapping', async () => {
     await c.run('CREATE TABLE ints (by_number BIGINT, by_bigint BIGINT)');
     const values = [0, 1, -1, 2 ** 31 - 1, 2 ** 31, -(2 ** 31), -(2 ** 31) - 1, 2 ** 32, 2 ** 32 + 7, -(2 ** 32) - 1,

@@ -4,7 +4,9 @@
 // vector, NULLs are bits of a mask copied once, a value the whole chunk shares is one constant vector, and a string
 // of up to 12 UTF-8 bytes is written in place: DuckDB keeps such a string inside its 16-byte `duckdb_string_t`
 // (length, then the bytes, zero-padded: duckdb.h, and how @duckdb/node-api reads them back), so a VARCHAR vector's
-// short strings are one copy too. Only longer strings still take a native call each. On the realistic logs
+// short strings are one copy too. Longer strings take a native call each, once per chunk for a value that repeats
+// down it (repeats()): in-process, that built the bench's NDJSON chunks in 3.0-3.7 µs a row against 3.6-4.4, and a
+// remote-write sample's row (its metric name repeats) in 0.32-0.38 µs against 0.50-0.55. On the realistic logs
 // (bench/storage-probe.ts data, single-threaded) a row of the promoted layout took ~5.3 µs to append through the row
 // appender and takes ~4.5 µs this way.
 //
@@ -27,6 +29,11 @@ const UUID_TOP_BIT = 0x80000000;
 /** Bytes of a `duckdb_string_t`, and the most of them a string may have to be kept inside it. */
 const STRING_T = 16;
 const INLINE = 12;
+/** 32-bit words of a `duckdb_string_t`. */
+const WORDS = STRING_T / 4;
+/** A column looks for repeats in its first LOOK_ROWS distinct long strings of a chunk, and goes on if one in LOOK_HITS repeated. */
+const LOOK_ROWS = 64;
+const LOOK_HITS = 4;
 const utf8 = new TextEncoder();
 /** Which 32-bit word of a 64-bit integer comes first in memory: typed arrays use the platform's byte order. */
 const LOW_WORD = endianness() === 'LE' ? 0 : 1;
@@ -62,6 +69,16 @@ export class ChunkWriter {
   private readonly strings: (Uint8Array<ArrayBuffer> | null)[];
   private readonly longRows: number[][];
   private readonly longValues: string[][];
+  /**
+   * Per VARCHAR column: the row each longer string of this chunk was first written at, and the rows that repeat one
+   * (with that first row), while the column repeats enough to be worth the lookups (repeats()).
+   */
+  private readonly firstRows: Map<string, number>[];
+  private readonly repeatRows: number[][];
+  private readonly repeatOf: number[][];
+  private readonly looking: boolean[];
+  /** The current chunk's string_t's as 32-bit words, for copying a repeated one from its first row (take()). */
+  private readonly words32: (Int32Array<ArrayBuffer> | null)[];
 
   constructor(private readonly kinds: readonly ColumnKind[]) {
     this.numbers = kinds.map((k) => (k === 'bigint' ? new BigInt64Array(CHUNK_ROWS) : k === 'uuid' ? new DataView(new ArrayBuffer(16 * CHUNK_ROWS))
@@ -70,6 +87,11 @@ export class ChunkWriter {
     this.strings = kinds.map((k) => (k === 'varchar' ? new Uint8Array(CHUNK_ROWS * STRING_T) : null));
     this.longRows = kinds.map(() => []);
     this.longValues = kinds.map(() => []);
+    this.firstRows = kinds.map(() => new Map<string, number>());
+    this.repeatRows = kinds.map(() => []);
+    this.repeatOf = kinds.map(() => []);
+    this.looking = kinds.map(() => true);
+    this.words32 = this.strings.map((b) => (b ? new Int32Array(b.buffer) : null));
     this.start();
   }
 
@@ -97,8 +119,32 @@ export class ChunkWriter {
       }
       // More than 12 bytes after all: the assignment at flush writes this row's whole string_t over what was copied.
     }
+    if (this.looking[column] && this.repeats(column, value)) return;
     this.longRows[column]?.push(this.rows);
     this.longValues[column]?.push(value);
+  }
+
+  /**
+   * True when `value` was already written to this column in this chunk: the row is then noted as a repeat of that
+   * one, and take() gives it the same string_t. Each assignment is a native call that copies the string into the
+   * vector's heap (~0.3-0.5 µs); a repeat is a map lookup and 16 bytes. Log streams, hosts, routes and metric names
+   * repeat down a chunk; messages and ids do not, so a column whose first LOOK_ROWS long strings repeat less than one
+   * in LOOK_HITS stops looking for the rest of the chunk.
+   */
+  private repeats(column: number, value: string): boolean {
+    const first = this.firstRows[column] as Map<string, number>;
+    const at = first.get(value);
+    if (at !== undefined) {
+      this.repeatRows[column]?.push(this.rows);
+      this.repeatOf[column]?.push(at);
+      return true;
+    }
+    first.set(value, this.rows);
+    if (first.size === LOOK_ROWS && (this.repeatRows[column]?.length ?? 0) * LOOK_HITS < LOOK_ROWS) {
+      this.looking[column] = false;
+      first.clear();
+    }
+    return false;
   }
 
   bigint(column: number, value: bigint): void {
@@ -173,13 +219,7 @@ export class ChunkWriter {
       const numbers = this.numbers[i];
       if (numbers) duckdb.copy_data_to_vector(vector, 0, numbers.buffer, numbers.byteOffset, n * WIDTH[kind]);
       const strings = this.strings[i];
-      if (strings) {
-        // The short ones in one copy, then the longer ones, each into DuckDB's string heap over its zero entry.
-        duckdb.copy_data_to_vector(vector, 0, strings.buffer, strings.byteOffset, n * STRING_T);
-        const rows = this.longRows[i] ?? [];
-        const values = this.longValues[i] ?? [];
-        for (let k = 0; k < rows.length; k++) duckdb.vector_assign_string_element(vector, rows[k] ?? 0, values[k] ?? '');
-      }
+      if (strings) this.takeStrings(i, vector, strings, n);
       const mask = this.masks[i];
       if (mask) {
         duckdb.vector_ensure_validity_writable(vector);
@@ -194,6 +234,35 @@ export class ChunkWriter {
     return done;
   }
 
+  /**
+   * A VARCHAR column's strings into its vector. Without repeats: the short ones in one copy, then the longer ones
+   * assigned, each into DuckDB's string heap over its zero entry. With repeats: the longer ones assigned first, their
+   * string_t's (length, prefix, pointer into that heap) read back and given to the rows that repeat them, and then
+   * every row in one copy.
+   */
+  private takeStrings(column: number, vector: duckdb.Vector, strings: Uint8Array<ArrayBuffer>, n: number): void {
+    const rows = this.longRows[column] ?? [];
+    const values = this.longValues[column] ?? [];
+    const repeatRows = this.repeatRows[column] ?? [];
+    if (repeatRows.length === 0) {
+      duckdb.copy_data_to_vector(vector, 0, strings.buffer, strings.byteOffset, n * STRING_T);
+      for (let k = 0; k < rows.length; k++) duckdb.vector_assign_string_element(vector, rows[k] ?? 0, values[k] ?? '');
+      return;
+    }
+    for (let k = 0; k < rows.length; k++) duckdb.vector_assign_string_element(vector, rows[k] ?? 0, values[k] ?? '');
+    const assigned = duckdb.vector_get_data(vector, n * STRING_T); // a copy of the vector's string_t's
+    const from = assigned.byteOffset % 4 === 0 ? new Int32Array(assigned.buffer, assigned.byteOffset, n * WORDS)
+      : new Int32Array(assigned.slice().buffer);
+    const to = this.words32[column] as Int32Array<ArrayBuffer>;
+    const copy = (row: number, source: number): void => {
+      for (let w = 0; w < WORDS; w++) to[row * WORDS + w] = from[source * WORDS + w] ?? 0;
+    };
+    for (const row of rows) copy(row, row);
+    const repeatOf = this.repeatOf[column] ?? [];
+    for (let k = 0; k < repeatRows.length; k++) copy(repeatRows[k] ?? 0, repeatOf[k] ?? 0);
+    duckdb.copy_data_to_vector(vector, 0, strings.buffer, strings.byteOffset, n * STRING_T);
+  }
+
   /** A fresh chunk: no constant, mask or string of the previous one carries over. */
   private start(): void {
     this.chunk = DuckDBDataChunk.create(this.kinds.map((k) => TYPES[k]));
@@ -203,6 +272,10 @@ export class ChunkWriter {
     for (const bytes of this.strings) bytes?.fill(0);
     for (const list of this.longRows) list.length = 0;
     for (const list of this.longValues) list.length = 0;
+    for (const map of this.firstRows) map.clear();
+    for (const list of this.repeatRows) list.length = 0;
+    for (const list of this.repeatOf) list.length = 0;
+    this.looking.fill(true);
     this.rows = 0;
   }
 
