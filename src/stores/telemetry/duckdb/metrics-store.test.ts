@@ -67,10 +67,11 @@ test('series and metadata rows are inserted once per process, and a rolled-back 
 
 test('past its limit the set starts again empty rather than growing without bound', () => {
   const known = new CommittedKeys(3);
-  known.commit(['a', 'b', 'c']);
-  assert.ok(known.has('a') && known.has('c'));
-  known.commit(['d']);
-  assert.ok(known.has('d') && !known.has('a'));
+  known.commit([['s', 'a'], ['s', 'b'], ['t', 'a'], ['s', 'a']]);
+  assert.ok(known.has('s', 'a') && known.has('s', 'b') && known.has('t', 'a') && !known.has('t', 'b'));
+  known.commit([['t', 'd']]);
+  assert.ok(known.has('t', 'd') && !known.has('s', 'a') && !known.has('t', 'a'));
+  assert.equal(known.keysOf('s').size, 0);
 });
 
 test('samples are written a vector at a time with their values, stale markers and series ids intact', async () => {

@@ -18,37 +18,62 @@ const SERIES_STAGE = 'metric_series_stage';
 /** Rows per INSERT OR IGNORE of metadata: metric families are few. */
 const ROWS_PER_STATEMENT = 400;
 
+/** A committed key: its scope (a tenant's series, or metadata) and the key within it. */
+export type CommittedKey = readonly [scope: string, key: string];
+
 /**
  * Keys of the series and metadata rows this process has seen committed. Neither table is ever deleted from
  * (retention deletes samples), so a key in here needs no INSERT OR IGNORE: the same series arrive with every scrape,
  * and checking each against the primary key was most of a remote-write batch's time in DuckDB (issue 12 item 2).
+ * By scope, so that a tenant's series are looked up by the id text each series already holds: one key string built
+ * and hashed per series per write was ~8 % of the store worker's time under remote write.
  * Bounded: past `limit` keys it starts again empty, which costs only the inserts it saved.
  */
 export class CommittedKeys {
-  private keys = new Set<string>();
+  private scopes = new Map<string, Set<string>>();
+  private size = 0;
   constructor(private readonly limit = 1_000_000) {}
-  has(key: string): boolean {
-    return this.keys.has(key);
+  /** The keys committed in `scope`, for looking up many. */
+  keysOf(scope: string): ReadonlySet<string> {
+    return this.scopes.get(scope) ?? NONE;
+  }
+  has(scope: string, key: string): boolean {
+    return this.keysOf(scope).has(key);
   }
   /** Called once the transaction that inserted `added` has committed. */
-  commit(added: readonly string[]): void {
-    if (this.keys.size + added.length > this.limit) this.keys = new Set();
-    for (const k of added) this.keys.add(k);
+  commit(added: readonly CommittedKey[]): void {
+    if (this.size + added.length > this.limit) {
+      this.scopes = new Map();
+      this.size = 0;
+    }
+    for (const [scope, key] of added) {
+      let keys = this.scopes.get(scope);
+      if (!keys) this.scopes.set(scope, (keys = new Set()));
+      if (!keys.has(key)) {
+        keys.add(key);
+        this.size++;
+      }
+    }
   }
 }
+const NONE: ReadonlySet<string> = new Set();
+/** The scope of metadata rows, and of a tenant's series. */
+const METADATA_SCOPE = 'm';
+const seriesScope = (tenantId: string): string => `s\u0000${tenantId}`;
 
 /**
  * Appends the batches' samples and inserts the series and metadata rows not in `known`. Returns the keys it
  * inserted, for known.commit() after COMMIT (a rolled-back insert must not be remembered).
  */
-export async function appendMetrics(c: DuckDBConnection, batches: TenantBatch[], known: CommittedKeys): Promise<string[]> {
-  const series = new Map<string, SeriesRow>();
+export async function appendMetrics(c: DuckDBConnection, batches: TenantBatch[], known: CommittedKeys): Promise<CommittedKey[]> {
+  /** New series by scope and id text. */
+  const series = new Map<string, Map<string, SeriesRow>>();
   const metadata = new Map<string, [string, string, string, string, string]>();
   const addMetadata = (tenantId: string, families: readonly MetricMetadata[]): void => {
     for (const m of families) {
       const row: [string, string, string, string, string] = [tenantId, m.name, m.type, m.help, m.unit];
-      const key = `m\u0000${row.join('\u0000')}`;
-      if (!known.has(key)) metadata.set(key, row);
+      const key = row.join('\u0000');
+      if (!known.has(METADATA_SCOPE, key)) metadata.set(key, row);
     }
   };
   if (batches.some((b) => (b.batch.samples?.length ?? 0) > 0 || (b.batch.deferredSamples?.rows ?? 0) > 0)) {
@@ -87,18 +112,25 @@ export async function appendMetrics(c: DuckDBConnection, batches: TenantBatch[],
           for (const s of samples) if (put(tenantId, index.of(s), s.timeMs, s.value)) await yieldToLoop();
         }
         w.flush(a);
+        const scope = seriesScope(tenantId);
+        const committed = known.keysOf(scope);
+        let added = series.get(scope);
         for (const row of index.series.values()) {
-          const key = `s\u0000${row.tenantId}\u0000${row.idText}`;
-          if (!known.has(key)) series.set(key, row);
+          if (committed.has(row.idText)) continue;
+          if (!added) series.set(scope, (added = new Map<string, SeriesRow>()));
+          added.set(row.idText, row);
         }
       }
     });
   } else {
     for (const { tenantId, batch } of batches) addMetadata(tenantId, samplesOf(batch).metadata);
   }
-  await insertSeries(c, [...series.values()]);
+  await insertSeries(c, [...series.values()].flatMap((rows) => [...rows.values()]));
   await insertIgnoring(c, 'metric_metadata', '($1, $2, $3, $4, $5)', 5, [...metadata.values()]);
-  return [...series.keys(), ...metadata.keys()];
+  const added: CommittedKey[] = [];
+  for (const [scope, rows] of series) for (const id of rows.keys()) added.push([scope, id]);
+  for (const key of metadata.keys()) added.push([METADATA_SCOPE, key]);
+  return added;
 }
 
 /**
