@@ -98,8 +98,22 @@ export function* logChunks(batches: TenantBatch[], columns: readonly FieldColumn
 export function streamOf(e: LogEntry): string {
   if (e.stream !== '') return e.stream;
   if (e.service === '') return '{}';
-  return `{service="${e.service.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"}`;
+  let stream = streamsOfServices.get(e.service);
+  if (stream === undefined) {
+    stream = `{service="${e.service.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"}`;
+    if (streamsOfServices.size >= MAX_SERVICE_STREAMS) streamsOfServices.clear();
+    streamsOfServices.set(e.service, stream);
+  }
+  return stream;
 }
+
+/**
+ * The streams made from services: services are few and repeat on every row, and one string per service (not one per
+ * row) also lets the chunk writer find a repeat by a hash the string already holds (chunk-writer.ts repeats()).
+ * Bounded: past the limit it starts again empty.
+ */
+const streamsOfServices = new Map<string, string>();
+const MAX_SERVICE_STREAMS = 10_000;
 
 /** A time outside int64 would fail the whole write and stall the drain; clamp instead (never drop). */
 export function int64(v: bigint): bigint {
