@@ -27,6 +27,22 @@ export interface SampleColumns {
   metadata: MetricMetadata[];
 }
 
+/**
+ * `labels[name] = value`, safe for a label named `__proto__`: names come from the wire, and a plain assignment of that
+ * one sets no property (the label would vanish without a word). Defined as JSON.parse defines it: an own, enumerable
+ * property, which Object.keys, JSON.stringify and a spread all see.
+ */
+export function setLabel(labels: Record<string, string>, name: string, value: string): void {
+  if (name === '__proto__') Object.defineProperty(labels, name, { value, enumerable: true, writable: true, configurable: true });
+  else labels[name] = value;
+}
+
+/** A label's value, '' when the set has none: `labels[name]` would give `__proto__` the prototype object. */
+export function labelValue(labels: Readonly<Record<string, string>>, name: string): string {
+  if (name === '__proto__' && !Object.hasOwn(labels, name)) return '';
+  return labels[name] ?? '';
+}
+
 /** What `/api/v1/metadata` reports for a metric family. */
 export interface MetricMetadata {
   name: string;

@@ -1,7 +1,7 @@
 // The storage seam of the PromQL engine and the Prometheus HTTP API (DESIGN §4): series chosen by label
 // matchers over a time range, label discovery and metric metadata. Backends implement it (DuckDB in
 // stores/telemetry/duckdb/samples-sql.ts); MemorySeriesSource is the test double that ships with it.
-import { isStaleMarker, type MetricMetadata, type MetricSample } from './metric.js';
+import { isStaleMarker, labelValue, type MetricMetadata, type MetricSample } from './metric.js';
 
 /** One label matcher of a selector, as PromQL writes it: `name="v"`, `!=`, `=~`, `!~`. */
 export interface LabelMatcher {
@@ -115,7 +115,7 @@ export function matcherPredicate(m: LabelMatcher): (value: string) => boolean {
 
 export function labelsMatcher(matchers: LabelMatcher[]): (labels: Record<string, string>) => boolean {
   const preds = matchers.map((m) => ({ name: m.name, pred: matcherPredicate(m) }));
-  return (labels) => preds.every(({ name, pred }) => pred(labels[name] ?? ''));
+  return (labels) => preds.every(({ name, pred }) => pred(labelValue(labels, name)));
 }
 
 /** The canonical key of a label set: sorted pairs, so equal sets give equal keys. */
@@ -177,8 +177,8 @@ export class MemorySeriesSource implements SeriesSource {
   async labelValues(tenantId: string, name: string, matchers: LabelMatcher[][], startMs: number, endMs: number): Promise<string[]> {
     const values = new Set<string>();
     for (const s of await this.selectAny(tenantId, matchers, startMs, endMs)) {
-      const v = s.labels[name];
-      if (v !== undefined && v !== '') values.add(v);
+      const v = labelValue(s.labels, name);
+      if (v !== '') values.add(v);
     }
     return [...values].sort();
   }

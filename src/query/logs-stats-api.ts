@@ -7,6 +7,7 @@ import { sendJson } from '../front-doors/reply.js';
 import type { LogRow, TelemetryStore, TimeRange } from '../stores/telemetry/telemetry-store.js';
 import type { LogsqlQuery } from '../model/logsql-ast.js';
 import { errors } from '../errors.js';
+import { setLabel } from '../model/metric.js';
 import { guarded, type TenantGuardDeps } from './tenant-route.js';
 import { durationParam, logsqlArgs } from './logsql-args.js';
 import { statsShape, withTimeBuckets } from './logsql-stats.js';
@@ -89,7 +90,7 @@ export function registerLogsStatsRoutes(router: Router, deps: TenantGuardDeps & 
 /** The by fields of a stats row, in column order, empty values included (VictoriaLogs writes them as ""). */
 function labelsOf(row: LogRow, names: string[]): Record<string, string> {
   const labels: Record<string, string> = {};
-  for (const k of Object.keys(row)) if (names.includes(k)) labels[k] = text(row[k]);
+  for (const k of Object.keys(row)) if (names.includes(k)) setLabel(labels, k, text(row[k]));
   return labels;
 }
 

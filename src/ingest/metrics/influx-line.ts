@@ -17,7 +17,7 @@
  * A bad line refuses the whole body: 400 `line N: …`, nothing kept.
  */
 import { errors } from '../../errors.js';
-import type { MetricSample } from '../../model/metric.js';
+import { setLabel, type MetricSample } from '../../model/metric.js';
 import type { MetricsRequest, ParsedMetrics } from './parsed-metrics.js';
 import { promLabelName, promMetricName } from './prom-names.js';
 import { utf8Text } from '../utf8-text.js';
@@ -216,7 +216,7 @@ export function parseInfluxLines(body: Buffer, req: MetricsRequest): ParsedMetri
     if (db !== '') labels.db = db;
     for (const [k, v] of p.tags) {
       const label = promLabelName(k);
-      if (label !== '' && label !== '__name__') labels[label] = v;
+      if (label !== '' && label !== '__name__') setLabel(labels, label, v);
     }
     const timeMs = p.timestamp === undefined ? req.nowMs : toMs(p.timestamp, precision);
     for (const [key, field] of p.fields) {

@@ -251,3 +251,15 @@ test('a series read before hands out the same labels; the same attributes under 
     assertSame(other);
   }
 });
+
+test('an attribute named __proto__ is a label like any other, on the wire reader\'s path and the decoder\'s', () => {
+  const body = encodeExportMetricsRequest({ resourceMetrics: [{
+    resource: { attributes: [{ key: 'service.name', value: str('svc') }] },
+    scopeMetrics: [{ metrics: [{ name: 'proto.gauge', gauge: { dataPoints: [
+      point({ asDouble: 1 }, [{ key: '__proto__', value: str('polluted?') }, { key: 'route', value: str('/a') }]),
+    ] } }] }],
+  }] });
+  const [series] = assertSame(body).series;
+  assert.deepEqual(Object.entries(series?.labels ?? {}), [['__proto__', 'polluted?'], ['route', '/a'], ['job', 'svc']]);
+  assert.equal(Object.getPrototypeOf(series?.labels), Object.prototype);
+});

@@ -5,6 +5,7 @@
 //   survive, so every name is a legacy Prometheus name that PromQL takes unquoted.
 // * Influx line protocol: Telegraf's Prometheus serializer (influxdata/telegraf
 //   plugins/serializers/prometheus convert.go): `<measurement>_<field>`, invalid runes → `_`.
+import { setLabel } from '../../model/metric.js';
 
 /** UCUM units (the c/s form OTel uses) → Prometheus base-unit words. */
 const UNIT_WORDS: Readonly<Record<string, string>> = {
@@ -96,7 +97,7 @@ export function otelLabels(attrs: readonly (readonly [string, string])[]): Recor
     const label = otelLabelName(key);
     if (label === '' || label === '__name__' || value === '') continue;
     if (Object.hasOwn(out, label)) return joinedLabels(attrs);
-    out[label] = value;
+    setLabel(out, label, value);
   }
   return out;
 }
@@ -114,7 +115,7 @@ function joinedLabels(attrs: readonly (readonly [string, string])[]): Record<str
   const out: Record<string, string> = {};
   for (const [label, group] of groups) {
     group.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-    out[label] = group.map((g) => g[1]).join(';');
+    setLabel(out, label, group.map((g) => g[1]).join(';'));
   }
   return out;
 }

@@ -68,6 +68,13 @@ void test('remote write 1.0: samples, stale markers, metadata, exemplars and nat
   assert.deepEqual(parsed.stats, { samples: 2, histograms: 1, exemplars: 1 });
 });
 
+void test('a label named __proto__ is kept as a label, not lost to the object\'s prototype', () => {
+  const body = encodeRemoteWrite(1, { timeseries: [{ labels: series('up', { ['__proto__']: 'x', job: 'a' }), samples: [{ value: 1, timestamp: 1000 }] }] });
+  const [sample] = parseRemoteWrite(body, req()).samples;
+  assert.deepEqual(Object.entries(sample?.labels ?? {}), [['__proto__', 'x'], ['job', 'a']]);
+  assert.equal(Object.getPrototypeOf(sample?.labels), Object.prototype);
+});
+
 void test('remote write 2.0: symbols, label refs, per-series metadata and the *-Written reply headers', () => {
   const symbols = ['', '__name__', 'cpu_seconds_total', 'mode', 'idle', 'CPU time.', 'seconds', 'temp', 'trace_id', 'x'];
   const body = encodeRemoteWrite(2, { symbols, timeseries: [

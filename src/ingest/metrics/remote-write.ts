@@ -16,7 +16,7 @@
  */
 import { errors, ServiceError } from '../../errors.js';
 import { uncompress } from 'snappyjs';
-import type { MetricMetadata, MetricSample } from '../../model/metric.js';
+import { setLabel, type MetricMetadata, type MetricSample } from '../../model/metric.js';
 import { headerValue, parseContentType, type MetricsRequest, type ParsedMetrics } from './parsed-metrics.js';
 import { nativeHistogramSamples } from './remote-write-histograms.js';
 import {
@@ -144,7 +144,7 @@ export function splitLabels(pairs: Iterable<readonly [string, string]>, where: s
     if (seen.has(k)) throw errors.badRequest(`${where}: label ${k} appears twice`);
     seen.add(k);
     if (k === '__name__') name = v;
-    else if (v !== '') labels[k] = v;
+    else if (v !== '') setLabel(labels, k, v);
   }
   if (name === '') throw errors.badRequest(`${where}: no __name__ label`);
   return { name, labels };

@@ -2,6 +2,7 @@
 // vector–vector with one-to-one / group_left / group_right matching (VectorBinop, resultMetric) and the set
 // operators (VectorAnd, VectorOr, VectorUnless). Arithmetic drops the metric name; a filtering comparison
 // keeps the left-hand element (or the vector's element when the scalar is on the left).
+import { labelValue } from '../../model/metric.js';
 import type { BinaryOp, VectorMatching } from './ast.js';
 import { isComparison } from './ast.js';
 import { PromqlError } from './parse.js';
@@ -68,7 +69,7 @@ export function vectorScalarBinop(
 function resultLabels(many: Labels, one: Labels, op: BinaryOp, m: VectorMatching): Labels {
   let out: Labels = dropsName(op) ? dropName(many) : many;
   if (m.card === 'one-to-one') out = m.on ? keepLabels(out, m.labels) : removeLabels(out, m.labels, false);
-  for (const name of m.include) out = setLabel(out, name, one[name] ?? '');
+  for (const name of m.include) out = setLabel(out, name, labelValue(one, name));
   return out;
 }
 

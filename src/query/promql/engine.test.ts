@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { assertReading, instant, range, sourceOf, type Reading } from '../../../test/fixtures/promql/eval.js';
+import { MemorySeriesSource } from '../../model/series-source.js';
 import { evalInstant } from './engine.js';
 import { parsePromql, PromqlError } from './parse.js';
 
@@ -98,6 +99,27 @@ describe('engine: selection, staleness and lookback', () => {
   it('dropping the name must not merge two series', async () => {
     await assert.rejects(instant(src, 'abs({__name__=~"dup_a|dup_b"})', M),
       (e: unknown) => e instanceof PromqlError && e.errorType === 'execution' && /same labelset/.test(e.message));
+  });
+
+  it('a label named __proto__ is matched, grouped on, joined and replaced like any other', async () => {
+    const labels = (json: string) => JSON.parse(json) as Record<string, string>;
+    const source = new MemorySeriesSource();
+    source.add('t', [
+      { name: 'up', labels: labels('{"__proto__":"x","job":"a"}'), timeMs: 0, value: 1 },
+      { name: 'up', labels: labels('{"__proto__":"y","job":"a"}'), timeMs: 0, value: 2 },
+      { name: 'up', labels: labels('{"job":"b"}'), timeMs: 0, value: 4 },
+    ]);
+    const read = async (expr: string) => {
+      const v = await evalInstant(source, 't', parsePromql(expr), 0);
+      assert.equal(v.type, 'vector');
+      return v.type === 'vector' ? v.samples.map((s) => [JSON.stringify(Object.fromEntries(Object.entries(s.labels).sort())), s.v]).sort() : [];
+    };
+    assert.deepEqual(await read('up{__proto__="x"}'), [['{"__name__":"up","__proto__":"x","job":"a"}', 1]]);
+    assert.deepEqual(await read('up{__proto__=""}'), [['{"__name__":"up","job":"b"}', 4]]);
+    assert.deepEqual(await read('sum by (__proto__) (up)'), [['{"__proto__":"x"}', 1], ['{"__proto__":"y"}', 2], ['{}', 4]]);
+    assert.deepEqual(await read('label_replace(up{job="b"}, "__proto__", "$1", "job", "(.*)")'), [['{"__name__":"up","__proto__":"b","job":"b"}', 4]]);
+    assert.deepEqual(await read('label_join(up{__proto__="y"}, "copy", "-", "__proto__", "job")'),
+      [['{"__name__":"up","__proto__":"y","copy":"y-a","job":"a"}', 2]]);
   });
 
   it('tenants do not see each other', async () => {

@@ -4,6 +4,7 @@
 // evaluated by engine.ts.
 import { PromqlError } from './parse.js';
 import { histogramQuantile } from './histogram.js';
+import { labelValue } from '../../model/metric.js';
 import { anchoredRegExp } from '../../model/series-source.js';
 import { dropName, setLabel, type Sample, type Value } from './values.js';
 
@@ -80,7 +81,7 @@ function labelReplace(args: Value[]): Value {
   }
   if (!LABEL_NAME_RE.test(dst)) throw new PromqlError(`invalid destination label name in label_replace(): ${dst}`, 'execution');
   return vector(vectorArg(args, 0).map((s) => {
-    const m = re.exec(s.labels[src] ?? '');
+    const m = re.exec(labelValue(s.labels, src));
     return m ? { labels: setLabel(s.labels, dst, expandTemplate(repl, m)), v: s.v } : { labels: s.labels, v: s.v };
   }));
 }
@@ -93,7 +94,7 @@ function labelJoin(args: Value[]): Value {
   const badSrc = srcs.find((s) => !LABEL_NAME_RE.test(s));
   if (badSrc !== undefined) throw new PromqlError(`invalid source label name in label_join(): ${badSrc}`, 'execution');
   return vector(vectorArg(args, 0).map((s) => ({
-    labels: setLabel(s.labels, dst, srcs.map((n) => s.labels[n] ?? '').join(sep)), v: s.v,
+    labels: setLabel(s.labels, dst, srcs.map((n) => labelValue(s.labels, n)).join(sep)), v: s.v,
   })));
 }
 

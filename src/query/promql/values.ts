@@ -1,6 +1,7 @@
 // The four PromQL value types at one evaluation step, and the label-set helpers the operators share
 // (Prometheus model/labels: Hash, HashForLabels, HashWithoutLabels, Compare). Label objects are never
 // mutated once built, so derived sets and keys are memoised per object.
+import { labelValue, setLabel as assignLabel } from '../../model/metric.js';
 import { seriesKey } from '../../model/series-source.js';
 
 export type Labels = Readonly<Record<string, string>>;
@@ -40,8 +41,8 @@ export function dropName(labels: Labels): Labels {
 export function keepLabels(labels: Labels, names: readonly string[]): Labels {
   const out: Record<string, string> = {};
   for (const n of names) {
-    const v = labels[n];
-    if (v !== undefined && v !== '') out[n] = v;
+    const v = labelValue(labels, n);
+    if (v !== '') assignLabel(out, n, v);
   }
   return out;
 }
@@ -59,7 +60,7 @@ export function omitLabels(labels: Labels, drop: (name: string, value: string) =
 /** A copy with `name` set to `value`, or without it when `value` is empty. */
 export function setLabel(labels: Labels, name: string, value: string): Labels {
   const out = omitLabels(labels, (k) => k === name);
-  if (value !== '') out[name] = value;
+  if (value !== '') assignLabel(out, name, value);
   return out;
 }
 

@@ -35,6 +35,13 @@ describe('samples-sql', () => {
     assert.ok(seriesId('m', { a: '1' }) >= 0n && seriesId('m', { a: '1' }) < 2n ** 63n);
   });
 
+  it('a label named __proto__ is part of the series: its id and its labels JSON', () => {
+    const labels = JSON.parse('{"__proto__":"x","job":"api"}') as Record<string, string>;
+    const row = new SeriesIndex('t1').ofLabels('up', labels);
+    assert.equal(row.labelsJson, '{"__proto__":"x","job":"api"}');
+    assert.notEqual(row.seriesId, seriesId('up', { job: 'api' }));
+  });
+
   it('a labels object kept between writes is one series per tenant, and under another name another series', () => {
     const labels = { route: '/a', job: 'api' };
     const first = new SeriesIndex('t1').ofLabels('up', labels);

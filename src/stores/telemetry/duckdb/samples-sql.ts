@@ -6,7 +6,7 @@
 // Matchers compile to parameters only; regex matchers use RE2 (`regexp_full_match`), fully anchored as
 // Prometheus anchors them; an absent label reads as "".
 import { createHash } from 'node:crypto';
-import { isStaleMarker, type MetricMetadata, type MetricSample } from '../../../model/metric.js';
+import { isStaleMarker, setLabel, type MetricMetadata, type MetricSample } from '../../../model/metric.js';
 import type { LabelMatcher, SeriesSource, StoredSeries } from '../../../model/series-source.js';
 import type { SqlExecutor, SqlParam } from '../sql/dialect.js';
 
@@ -43,7 +43,7 @@ function canonicalLabels(labels: Readonly<Record<string, string>>): Record<strin
   const out: Record<string, string> = {};
   for (const k of Object.keys(labels).sort()) {
     const v = labels[k];
-    if (k !== '__name__' && v !== undefined && v !== '') out[k] = v;
+    if (k !== '__name__' && v !== undefined && v !== '') setLabel(out, k, v);
   }
   return out;
 }
