@@ -111,8 +111,8 @@ describe('engine: selection, staleness and lookback', () => {
     ]);
     const read = async (expr: string) => {
       const v = await evalInstant(source, 't', parsePromql(expr), 0);
-      assert.equal(v.type, 'vector');
-      return v.type === 'vector' ? v.samples.map((s) => [JSON.stringify(Object.fromEntries(Object.entries(s.labels).sort())), s.v]).sort() : [];
+      if (v.type !== 'vector') return assert.fail(`a ${v.type}`);
+      return v.samples.map((s) => [JSON.stringify(Object.fromEntries(Object.entries(s.labels).sort())), s.v]).sort();
     };
     assert.deepEqual(await read('up{__proto__="x"}'), [['{"__name__":"up","__proto__":"x","job":"a"}', 1]]);
     assert.deepEqual(await read('up{__proto__=""}'), [['{"__name__":"up","job":"b"}', 4]]);
