@@ -20,7 +20,7 @@ import { logValueCounts } from '../sql/value-counts.js';
 import { onDuckdb } from './duckdb-dialect.js';
 import { LOGS_TABLE_SQL, REPLAY_TABLE_SQL, SPANS_TABLE_SQL, WAL_STATE_ROW_SQL, WAL_STATE_TABLE_SQL } from './schema.js';
 import { appendReplay, listReplaySessions, replayChunks } from './replay-store.js';
-import { CommittedKeys, appendMetrics } from './metrics-store.js';
+import { CommittedKeys, MetricPrefetch, appendMetrics, hasSamples } from './metrics-store.js';
 import { oldestData, spanDurations } from './detector-reads-sql.js';
 import { sampleTracesSql } from './trace-sample-sql.js';
 import { withAppender } from './appender.js';
@@ -147,6 +147,19 @@ class Lane {
   }
 }
 
+/** A write's chunks begun while the write before commits: its logs' and its samples'. */
+interface WriteAhead {
+  batches: TenantBatch[];
+  logs: LogPrefetch | null;
+  metrics: MetricPrefetch | null;
+}
+
+/** Lets what was built ahead go unappended. */
+function dropAhead(ahead: WriteAhead | null): void {
+  ahead?.logs?.drop();
+  ahead?.metrics?.drop();
+}
+
 class DuckdbStore implements DuckdbTelemetryStore {
   private closed = false;
   /** Set when adding a promoted column failed: the store then keeps every key in the JSON until reopened. */
@@ -158,8 +171,11 @@ class DuckdbStore implements DuckdbTelemetryStore {
   readonly metrics: SeriesSource = new DuckdbSeriesSource(this.reader);
   /** Series and metadata rows committed by this process (metrics-store.ts). */
   private readonly metricKeys = new CommittedKeys();
-  /** The log chunks being built for the next write (prepareWrite), and when the write on the lane reaches COMMIT. */
-  private prefetch: LogPrefetch | null = null;
+  /**
+   * The log and sample chunks being built for the next write (prepareWrite), and when the write on the lane reaches
+   * COMMIT.
+   */
+  private prefetch: WriteAhead | null = null;
   private commitReached: Promise<void> = Promise.resolve();
   /** Fewer DuckDB threads while writes keep coming (write-threads.ts). */
   private readonly threads: WriteThreads;
@@ -186,12 +202,15 @@ class DuckdbStore implements DuckdbTelemetryStore {
   }
 
   /**
-   * Begins building the log chunks of the write that comes next, while the write on the lane commits
-   * (log-prefetch.ts); write() with the same `batches` uses them. Only while a write runs, and one write ahead.
+   * Begins building the log and sample chunks of the write that comes next, while the write on the lane commits
+   * (chunks-ahead.ts); write() with the same `batches` uses them. Only while a write runs, and one write ahead.
    */
   prepareWrite(batches: TenantBatch[]): void {
-    if (this.closed || this.prefetch !== null || this.writer.pending === 0 || !batches.some((b) => logCount(b.batch) > 0)) return;
-    this.prefetch = new LogPrefetch(batches, this.fields.columns, this.fields.writableColumns().length, this.commitReached);
+    if (this.closed || this.prefetch !== null || this.writer.pending === 0) return;
+    const logs = batches.some((b) => logCount(b.batch) > 0)
+      ? new LogPrefetch(batches, this.fields.columns, this.fields.writableColumns().length, this.commitReached) : null;
+    const metrics = hasSamples(batches) ? new MetricPrefetch(batches, this.commitReached) : null;
+    if (logs || metrics) this.prefetch = { batches, logs, metrics };
   }
 
   async write(batches: TenantBatch[], walPosition: bigint): Promise<void> {
@@ -201,7 +220,7 @@ class DuckdbStore implements DuckdbTelemetryStore {
     const prefetch = this.prefetch;
     this.prefetch = null;
     const ahead = prefetch?.batches === batches ? prefetch : null;
-    if (prefetch && !ahead) prefetch.drop();
+    if (!ahead) dropAhead(prefetch);
     let reachCommit = (): void => undefined;
     this.commitReached = new Promise((resolve) => { reachCommit = resolve; });
     await this.writer.run(async (c) => {
@@ -222,10 +241,10 @@ class DuckdbStore implements DuckdbTelemetryStore {
             return;
           }
           await this.threads.writing((n) => setThreads(c, n));
-          await appendLogs(c, batches, columns, writable, ahead?.take(columns) ?? undefined);
+          await appendLogs(c, batches, columns, writable, ahead?.logs?.take(columns) ?? undefined);
           await appendSpans(c, batches);
           await appendReplay(c, batches);
-          const metricKeys = await appendMetrics(c, batches, this.metricKeys);
+          const metricKeys = await appendMetrics(c, batches, this.metricKeys, ahead?.metrics?.take());
           await c.run('UPDATE wal_state SET position = $1 WHERE id = 1', [walPosition]);
           reachCommit();
           await c.run('COMMIT');
@@ -235,7 +254,7 @@ class DuckdbStore implements DuckdbTelemetryStore {
           throw e;
         }
       } finally {
-        ahead?.drop();
+        dropAhead(ahead);
         reachCommit();
         this.threads.written();
       }
@@ -393,7 +412,7 @@ class DuckdbStore implements DuckdbTelemetryStore {
     this.closing.abort();
     // Every thread back for the last CHECKPOINT and the compacting copy (queued behind the writes in flight).
     const threadsBack = this.threads.close();
-    this.prefetch?.drop();
+    dropAhead(this.prefetch);
     this.prefetch = null;
     await Promise.all([...this.streams].map((s) => s.catch(() => undefined)));
     // Wait out queued work, checkpoint so a reopen need not replay DuckDB's own WAL, then release the file.

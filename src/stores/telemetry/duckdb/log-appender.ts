@@ -2,11 +2,11 @@
 // (duckdb-store.ts write()), a chunk of rows at a time (chunk-writer.ts). The columns are positional: the fixed ones,
 // `field_order`, then every promoted field column of the table (field-columns.ts) — filled for the `writable` ones,
 // NULL for any the writer may not fill yet (field-layout.ts).
-import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { DuckDBConnection, DuckDBDataChunk } from '@duckdb/node-api';
 import { logCount, logWindowsOf, type TenantBatch } from '../../../model/batch.js';
 import type { LogEntry } from '../../../model/log-entry.js';
-import { withAppender } from './appender.js';
+import { appendChunks } from './appender.js';
+import type { PreparedChunks } from './chunks-ahead.js';
 import { ChunkWriter, type ColumnKind } from './chunk-writer.js';
 import { FieldSplitter, FIELD_ORDER_COLUMN, type FieldColumn, type FieldKind } from './field-columns.js';
 
@@ -28,24 +28,10 @@ const INT64_MAX = 2n ** 63n - 1n;
  * these chunks already built (log-prefetch.ts) and builds the rest.
  */
 export async function appendLogs(
-  c: DuckDBConnection, batches: TenantBatch[], columns: readonly FieldColumn[], writable: number, ahead?: PreparedLogs,
+  c: DuckDBConnection, batches: TenantBatch[], columns: readonly FieldColumn[], writable: number, ahead?: PreparedChunks,
 ): Promise<void> {
   if (!batches.some((b) => logCount(b.batch) > 0)) return;
-  const chunks = ahead ?? { built: [], rest: logChunks(batches, columns, writable) };
-  await withAppender(c, 'logs', async (a) => {
-    for (const chunk of chunks.built) a.appendDataChunk(chunk);
-    chunks.built.length = 0;
-    for (const chunk of chunks.rest) {
-      a.appendDataChunk(chunk);
-      await yieldToLoop();
-    }
-  });
-}
-
-/** Chunks of a write's logs: those built before its transaction began, then the generator of the others. */
-export interface PreparedLogs {
-  built: DuckDBDataChunk[];
-  rest: Generator<DuckDBDataChunk, void>;
+  await appendChunks(c, 'logs', ahead ?? { built: [], rest: logChunks(batches, columns, writable) });
 }
 
 /**

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import type { DuckDBDataChunk } from '@duckdb/node-api';
+import type { TenantBatch } from '../../../model/batch.js';
 import { log, logsBatch } from '../telemetry-store.contract.js';
 import { CHUNK_ROWS } from './chunk-writer.js';
 import { openDuckdbStore, type DuckdbTelemetryStore, type DuckdbStoreOptions } from './duckdb-store.js';
@@ -95,6 +96,28 @@ void describe('duckdb store: a write prepared while the one before commits', () 
       const sent = [...first, ...second].filter((b) => b.tenantId === 't1').flatMap((b) => b.batch.logs as { msg: string }[]).map((e) => e.msg).sort();
       assert.deepEqual(stored, sent);
       assert.equal((await peekDuckdbLogs(s, 't2')).length, 40);
+    } finally {
+      await s.close();
+    }
+  });
+
+  void test('stores every sample of two prepared metric writes once, their series inserted once', async () => {
+    const s = await fresh();
+    try {
+      const samples = (from: number, n: number) => Array.from({ length: n }, (_, i) =>
+        ({ name: 'prepared_total', labels: { shard: String(i % 5) }, timeMs: from + i, value: from + i }));
+      const metrics = (from: number, n: number): TenantBatch[] => [{ tenantId: 't1', format: 'remote_write',
+        batch: { logs: [], spans: [], samples: samples(from, n), metadata: [{ name: 'prepared_total', type: 'counter', help: 'x', unit: '' }] } }];
+      const first = metrics(0, 3 * CHUNK_ROWS);
+      const second = [...metrics(1_000_000, 4 * CHUNK_ROWS + 3), logsBatch('t1', manyLogs(30, 'beside'))];
+      const w1 = s.write(first, 10n);
+      s.prepareWrite(second);
+      await Promise.all([w1, s.write(second, 20n)]);
+      const got = (await s.reader.all(
+        "SELECT count(*) AS n, count(DISTINCT time_ms) AS times, count(DISTINCT series_id) AS series FROM metric_samples WHERE tenant_id = 't1'", []))[0];
+      assert.deepEqual(got, { n: BigInt(7 * CHUNK_ROWS + 3), times: BigInt(7 * CHUNK_ROWS + 3), series: 5n });
+      assert.equal((await s.reader.all("SELECT count(*) AS n FROM metric_series WHERE tenant_id = 't1'", []))[0]?.n, 5n);
+      assert.equal((await peekDuckdbLogs(s, 't1')).length, 30);
     } finally {
       await s.close();
     }

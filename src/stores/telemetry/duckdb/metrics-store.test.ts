@@ -8,9 +8,14 @@ import type { DeferredSamples, TenantBatch } from '../../../model/batch.js';
 import { encodeRemoteWrite } from '../../../ingest/metrics/remote-write-proto.js';
 import { parseRemoteWrite } from '../../../ingest/metrics/remote-write.js';
 import { wireSampleColumns } from '../../../ingest/metrics/remote-write-wire.js';
-import { CommittedKeys, appendMetrics } from './metrics-store.js';
+import { CHUNK_ROWS } from './chunk-writer.js';
+import { CommittedKeys, MAX_METRIC_CHUNKS_AHEAD, MetricPrefetch, appendMetrics } from './metrics-store.js';
 import { METRIC_TABLES_SQL, seriesId } from './samples-sql.js';
 import { staleMarker } from '../../../model/metric.js';
+
+const turns = async (n: number): Promise<void> => {
+  for (let i = 0; i < n; i++) await new Promise((resolve) => setImmediate(resolve));
+};
 
 let instance: DuckDBInstance;
 let c: DuckDBConnection;
@@ -128,4 +133,42 @@ test('samples given as columns (remote write read from the wire) are stored as t
   for (const r of ids) assert.equal(r.series_id, seriesId(r.name as string, JSON.parse(r.labels as string) as Record<string, string>));
   const metadata = (await c.runAndReadAll("SELECT tenant_id, name, type FROM metric_metadata WHERE name = 'cols_total_0' ORDER BY tenant_id")).getRowObjectsJS();
   assert.deepEqual(metadata, [{ tenant_id: 'by-columns', name: 'cols_total_0', type: 'counter' }, { tenant_id: 'by-samples', name: 'cols_total_0', type: 'counter' }]);
+});
+
+test('sample chunks built ahead wait for the commit before, stop at their cap, and append with the rest as the same rows', async () => {
+  await c.run('DELETE FROM metric_samples');
+  await c.run('DELETE FROM metric_series');
+  const rows = (MAX_METRIC_CHUNKS_AHEAD + 2) * CHUNK_ROWS + 9;
+  const samples = Array.from({ length: rows }, (_, i) => ({ name: 'ahead_total', labels: { shard: String(i % 3) }, timeMs: i, value: i }));
+  const batches: TenantBatch[] = [{ tenantId: 't1', format: 'remote_write', batch: { logs: [], spans: [], samples,
+    metadata: [{ name: 'ahead_total', type: 'counter', help: 'Ahead.', unit: '' }] } }];
+  let reachCommit = (): void => undefined;
+  const ahead = new MetricPrefetch(batches, new Promise<void>((resolve) => { reachCommit = resolve; }));
+  await turns(5);
+  assert.equal(ahead.take().built.length, 0, 'nothing is built before the commit before');
+
+  const p = new MetricPrefetch(batches, Promise.resolve());
+  await turns(MAX_METRIC_CHUNKS_AHEAD + 20);
+  const prepared = p.take();
+  assert.equal(prepared.built.length, MAX_METRIC_CHUNKS_AHEAD);
+  assert.equal(prepared.rows.series.length, 0, 'the series are known once every sample is read');
+  const known = new CommittedKeys();
+  await c.run('BEGIN TRANSACTION');
+  const added = await appendMetrics(c, batches, known, prepared);
+  await c.run('COMMIT');
+  known.commit(added);
+  assert.equal(await count('metric_samples'), rows);
+  assert.equal(await count('metric_series'), 3);
+  const sum = (await c.runAndReadAll('SELECT sum(value) AS s, count(DISTINCT time_ms) AS n FROM metric_samples')).getRowObjectsJS()[0];
+  assert.deepEqual(sum, { s: (rows * (rows - 1)) / 2, n: BigInt(rows) });
+  reachCommit();
+  ahead.drop();
+});
+
+test('a refused sample fails the take of the chunks built ahead, as appending it would have', async () => {
+  const bad: TenantBatch[] = [{ tenantId: 't1', format: 'remote_write', batch: { logs: [], spans: [],
+    samples: [{ name: 'bad', labels: {}, timeMs: Number.NaN, value: 1 }] } }];
+  const p = new MetricPrefetch(bad, Promise.resolve());
+  await turns(3);
+  assert.throws(() => p.take(), RangeError);
 });

@@ -1,12 +1,12 @@
 // Metric samples into DuckDB inside the store's write transaction (issue 5): each new series once, every
 // sample through an appender a vector at a time (the hot path: a remote-write request may carry 500,000), metadata once.
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBDataChunk } from '@duckdb/node-api';
 import { samplesOf, type TenantBatch } from '../../../model/batch.js';
-import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { isStaleMarker, type MetricMetadata } from '../../../model/metric.js';
 import { SAMPLE_COLUMNS, SeriesIndex, type SeriesRow } from './samples-sql.js';
 import { ChunkWriter, type ColumnKind } from './chunk-writer.js';
-import { withAppender } from './appender.js';
+import { appendChunks, withAppender } from './appender.js';
+import { ChunksAhead, type PreparedChunks } from './chunks-ahead.js';
 
 /** The kinds of SAMPLE_COLUMNS, in order. */
 const SAMPLE_KINDS: ColumnKind[] = ['varchar', 'bigint', 'varchar', 'bigint', 'double', 'boolean'];
@@ -61,74 +61,117 @@ const NONE: ReadonlySet<string> = new Set();
 const METADATA_SCOPE = 'm';
 const seriesScope = (tenantId: string): string => `s\u0000${tenantId}`;
 
+/** Whether a write has samples to append (a batch may carry only metadata, or no metrics at all). */
+export function hasSamples(batches: readonly TenantBatch[]): boolean {
+  return batches.some((b) => (b.batch.samples?.length ?? 0) > 0 || (b.batch.deferredSamples?.rows ?? 0) > 0);
+}
+
+/** What a write's metric chunks leave to insert once appended: each batch's series and metadata families. */
+export interface MetricRows {
+  series: { tenantId: string; rows: ReadonlyMap<string, SeriesRow> }[];
+  metadata: { tenantId: string; families: readonly MetricMetadata[] }[];
+}
+
+/** A write's sample chunks, built or to build (chunks-ahead.ts), and what they leave to insert. */
+export interface PreparedMetrics extends PreparedChunks {
+  rows: MetricRows;
+}
+
 /**
- * Appends the batches' samples and inserts the series and metadata rows not in `known`. Returns the keys it
- * inserted, for known.commit() after COMMIT (a rolled-back insert must not be remembered).
+ * The samples of `batches` as chunks of rows, built one at a time as they are asked for; `rows` gets each batch's
+ * series and metadata as its samples are read. Straight from the samples into the vectors (chunk-writer.ts): no row
+ * object per sample. A deferred batch is parsed here, when its turn comes, and let go after (model/batch.ts
+ * DeferredSamples). Building needs no transaction, so it can run while the write before commits (MetricPrefetch).
  */
-export async function appendMetrics(c: DuckDBConnection, batches: TenantBatch[], known: CommittedKeys): Promise<CommittedKey[]> {
+export function* metricChunks(batches: TenantBatch[], rows: MetricRows): Generator<DuckDBDataChunk, void> {
+  const w = new ChunkWriter(SAMPLE_KINDS);
+  /** Writes one sample's row; true when that filled the chunk. */
+  const put = (tenantId: string, series: SeriesRow, timeMs: number, value: number): boolean => {
+    if (w.rows === 0) w.constant(0, tenantId); // a chunk holds one batch's rows
+    const stale = isStaleMarker(value);
+    w.bigint(1, series.seriesId);
+    w.string(2, series.name);
+    w.int(3, Math.trunc(timeMs));
+    w.double(4, stale ? Number.NaN : value);
+    w.boolean(5, stale);
+    return w.endRow();
+  };
+  for (const { tenantId, batch } of batches) {
+    const index = new SeriesIndex(tenantId);
+    // Columns when the format reads them so (remote write 1.0, OTLP gauges and sums): no object per sample.
+    const columns = batch.deferredSamples?.readColumns?.() ?? null;
+    if (columns !== null) {
+      rows.metadata.push({ tenantId, families: columns.metadata });
+      const seriesRows = columns.series.map((s) => index.ofLabels(s.name, s.labels));
+      for (let k = 0; k < columns.count; k++) {
+        const series = seriesRows[columns.seriesOf[k] ?? 0];
+        if (series === undefined) throw new RangeError(`metrics-store: sample ${k} names no series`);
+        if (put(tenantId, series, columns.timeMs[k] ?? 0, columns.values[k] ?? 0)) yield w.take() as DuckDBDataChunk;
+      }
+    } else {
+      const { samples, metadata } = samplesOf(batch);
+      rows.metadata.push({ tenantId, families: metadata });
+      for (const s of samples) if (put(tenantId, index.of(s), s.timeMs, s.value)) yield w.take() as DuckDBDataChunk;
+    }
+    rows.series.push({ tenantId, rows: index.series });
+    const last = w.take();
+    if (last) yield last;
+  }
+}
+
+/** Most sample chunks built ahead: 262,144 rows, a whole write of the drain's (~15 MB of vectors). */
+export const MAX_METRIC_CHUNKS_AHEAD = 128;
+
+/** The next write's sample chunks, built while the write before commits (chunks-ahead.ts). */
+export class MetricPrefetch {
+  private readonly rows: MetricRows = { series: [], metadata: [] };
+  private readonly ahead: ChunksAhead;
+  constructor(readonly batches: TenantBatch[], start: Promise<void>) {
+    this.ahead = new ChunksAhead(metricChunks(batches, this.rows), MAX_METRIC_CHUNKS_AHEAD, start);
+  }
+  take(): PreparedMetrics {
+    return { ...this.ahead.take(), rows: this.rows };
+  }
+  drop(): void {
+    this.ahead.drop();
+  }
+}
+
+/**
+ * Appends the batches' samples (`ahead`: their chunks begun by a MetricPrefetch) and inserts the series and metadata
+ * rows not in `known`. Returns the keys it inserted, for known.commit() after COMMIT (a rolled-back insert must not
+ * be remembered).
+ */
+export async function appendMetrics(c: DuckDBConnection, batches: TenantBatch[], known: CommittedKeys, ahead?: PreparedMetrics): Promise<CommittedKey[]> {
+  const rows: MetricRows = ahead?.rows ?? { series: [], metadata: [] };
+  const chunks = ahead ?? { built: [], rest: metricChunks(batches, rows) };
+  // Without samples there is no appender to open: the chunks' generator only reads the batches' metadata.
+  if (hasSamples(batches)) await appendChunks(c, 'metric_samples', chunks);
+  else while (chunks.rest.next().done !== true) continue;
   /** New series by scope and id text. */
   const series = new Map<string, Map<string, SeriesRow>>();
+  for (const { tenantId, rows: indexed } of rows.series) {
+    const scope = seriesScope(tenantId);
+    const committed = known.keysOf(scope);
+    let added = series.get(scope);
+    for (const row of indexed.values()) {
+      if (committed.has(row.idText)) continue;
+      if (!added) series.set(scope, (added = new Map<string, SeriesRow>()));
+      added.set(row.idText, row);
+    }
+  }
   const metadata = new Map<string, [string, string, string, string, string]>();
-  const addMetadata = (tenantId: string, families: readonly MetricMetadata[]): void => {
+  for (const { tenantId, families } of rows.metadata) {
     for (const m of families) {
       const row: [string, string, string, string, string] = [tenantId, m.name, m.type, m.help, m.unit];
       const key = row.join('\u0000');
       if (!known.has(METADATA_SCOPE, key)) metadata.set(key, row);
     }
-  };
-  if (batches.some((b) => (b.batch.samples?.length ?? 0) > 0 || (b.batch.deferredSamples?.rows ?? 0) > 0)) {
-    // Straight from the samples into the vectors (chunk-writer.ts): no row object per sample. A deferred batch is
-    // parsed here, when its turn comes, and let go after (model/batch.ts DeferredSamples).
-    await withAppender(c, 'metric_samples', async (a) => {
-      const w = new ChunkWriter(SAMPLE_KINDS);
-      /** Writes one sample's row; true when that filled a chunk, which is then appended (yield after it). */
-      const put = (tenantId: string, series: SeriesRow, timeMs: number, value: number): boolean => {
-        if (w.rows === 0) w.constant(0, tenantId); // a chunk holds one batch's rows
-        const stale = isStaleMarker(value);
-        w.bigint(1, series.seriesId);
-        w.string(2, series.name);
-        w.int(3, Math.trunc(timeMs));
-        w.double(4, stale ? Number.NaN : value);
-        w.boolean(5, stale);
-        if (!w.endRow()) return false;
-        w.flush(a);
-        return true;
-      };
-      for (const { tenantId, batch } of batches) {
-        const index = new SeriesIndex(tenantId);
-        // Columns when the format reads them so (remote write 1.0): no object per sample (remote-write-wire.ts).
-        const columns = batch.deferredSamples?.readColumns?.() ?? null;
-        if (columns !== null) {
-          addMetadata(tenantId, columns.metadata);
-          const seriesRows = columns.series.map((s) => index.ofLabels(s.name, s.labels));
-          for (let k = 0; k < columns.count; k++) {
-            const series = seriesRows[columns.seriesOf[k] ?? 0];
-            if (series === undefined) throw new RangeError(`metrics-store: sample ${k} names no series`);
-            if (put(tenantId, series, columns.timeMs[k] ?? 0, columns.values[k] ?? 0)) await yieldToLoop();
-          }
-        } else {
-          const { samples, metadata: families } = samplesOf(batch);
-          addMetadata(tenantId, families);
-          for (const s of samples) if (put(tenantId, index.of(s), s.timeMs, s.value)) await yieldToLoop();
-        }
-        w.flush(a);
-        const scope = seriesScope(tenantId);
-        const committed = known.keysOf(scope);
-        let added = series.get(scope);
-        for (const row of index.series.values()) {
-          if (committed.has(row.idText)) continue;
-          if (!added) series.set(scope, (added = new Map<string, SeriesRow>()));
-          added.set(row.idText, row);
-        }
-      }
-    });
-  } else {
-    for (const { tenantId, batch } of batches) addMetadata(tenantId, samplesOf(batch).metadata);
   }
-  await insertSeries(c, [...series.values()].flatMap((rows) => [...rows.values()]));
+  await insertSeries(c, [...series.values()].flatMap((byId) => [...byId.values()]));
   await insertIgnoring(c, 'metric_metadata', '($1, $2, $3, $4, $5)', 5, [...metadata.values()]);
   const added: CommittedKey[] = [];
-  for (const [scope, rows] of series) for (const id of rows.keys()) added.push([scope, id]);
+  for (const [scope, byId] of series) for (const id of byId.keys()) added.push([scope, id]);
   for (const key of metadata.keys()) added.push([METADATA_SCOPE, key]);
   return added;
 }
