@@ -1,7 +1,13 @@
 // Key lookup with the ingest plane's cache (DESIGN §1 "Caches"): a grant read from the control store is
 // reused for SIGHTLINE_KEY_CACHE_TTL_MS on the ingest plane, so a tier change, rotation, expiry or
-// revocation reaches ingest within that time; the app plane reads fresh every time. Either plane falls
-// back to a cached answer, however old, when the store is unreachable; with none it is 503 (rule 11).
+// revocation reaches ingest within that time; the app plane reads fresh every time (DESIGN §3: a rotated secret is
+// refused at once there). Either plane falls back to a cached answer, however old, when the store is unreachable;
+// with none it is 503 (rule 11).
+//
+// A read is needless when the store cannot have changed since the answer was read: the embedded PGlite counts the
+// statements that may write it (ControlStore.changes), and only this process can write it. Such an answer is what a
+// fresh read would give, on either plane. Metric writes come in on the app plane, and a PGlite read for each request
+// was ~13-16 % of the request thread's time under the bench's remote-write load (~80 requests a second).
 import { hashSecret } from './api-keys.js';
 import { ControlStoreUnavailableError, type ControlStore, type KeyGrant } from '../stores/control/control-store.js';
 import { errors } from '../errors.js';
@@ -10,6 +16,8 @@ interface CacheEntry {
   grant: KeyGrant | null;
   /** Wall-clock ms when read; the TTL is wall time, not service time, since it bounds staleness. */
   readAt: number;
+  /** The store's ControlStore.changes before the read, when it counts them. */
+  changes: number | undefined;
 }
 
 export type Freshness = 'cached' | 'fresh';
@@ -27,6 +35,8 @@ export class KeyResolver {
   async resolve(secret: string, freshness: Freshness): Promise<KeyGrant | null> {
     const hash = hashSecret(secret);
     const hit = this.cache.get(hash);
+    const changes = this.store.changes?.();
+    if (hit && changes !== undefined && hit.changes === changes) return hit.grant; // nothing written since
     if (freshness === 'cached' && hit && Date.now() - hit.readAt < this.ttlMs) return hit.grant;
     let grant: KeyGrant | null;
     try {
@@ -36,7 +46,7 @@ export class KeyResolver {
       if (hit) return hit.grant; // stale beats down: the store is out, the key was good a moment ago
       throw errors.authUnavailable();
     }
-    this.remember(hash, grant);
+    this.remember(hash, grant, changes);
     return grant;
   }
 
@@ -45,7 +55,7 @@ export class KeyResolver {
     this.cache.clear();
   }
 
-  private remember(hash: string, grant: KeyGrant | null): void {
+  private remember(hash: string, grant: KeyGrant | null, changes: number | undefined): void {
     if (this.cache.size >= this.maxEntries) {
       // Map iterates in insertion order: drop the oldest tenth.
       let n = Math.ceil(this.maxEntries / 10);
@@ -55,6 +65,6 @@ export class KeyResolver {
       }
     }
     this.cache.delete(hash);
-    this.cache.set(hash, { grant, readAt: Date.now() });
+    this.cache.set(hash, { grant, readAt: Date.now(), changes });
   }
 }

@@ -198,6 +198,12 @@ export interface ControlStore extends DetectorStore, NotificationStore, Playbook
   getKey(id: string): Promise<ApiKey | null>;
   /** The live (not revoked) key with this secret hash, with its tenant and account. */
   findGrantByHash(secretHash: string): Promise<KeyGrant | null>;
+  /**
+   * For a store only this process can write (the embedded PGlite): a count that grows with every statement that may
+   * have changed it. While it stands still, every read answers as it did (auth/key-resolver.ts). Absent for a store
+   * other processes share (PostgreSQL).
+   */
+  changes?(): number;
   /** Rotation: the key keeps its id, scopes and expiry; the old secret stops matching at once. */
   replaceKeySecret(id: string, secretHash: string): Promise<ApiKey | null>;
   revokeKey(id: string): Promise<boolean>;

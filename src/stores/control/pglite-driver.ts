@@ -15,8 +15,12 @@ export async function openPglite(dir: string | undefined): Promise<SqlDriver> {
     throw unavailable(e);
   }
   let closed = false;
+  // Statements that may write, and transactions: PGlite's files are this process's alone, so nothing else changes it.
+  const counter = { changes: 0 };
   return {
+    changes: () => counter.changes,
     async query<T>(sql: string, params: unknown[]): Promise<T[]> {
+      if (!READ_ONLY.test(sql)) counter.changes++;
       try {
         return (await db.query<T>(sql, params)).rows;
       } catch (e) {
@@ -27,10 +31,11 @@ export async function openPglite(dir: string | undefined): Promise<SqlDriver> {
       // Errors thrown by `fn` (its own, or already classified by txDriver) pass through untouched; only failures of
       // BEGIN / COMMIT themselves are classified here.
       let fromFn: { error: unknown } | undefined;
+      counter.changes++; // a transaction may write
       try {
         return await db.transaction(async (tx) => {
           try {
-            return await fn(txDriver(tx));
+            return await fn(txDriver(tx, counter));
           } catch (e) {
             fromFn = { error: e };
             throw e;
@@ -39,6 +44,8 @@ export async function openPglite(dir: string | undefined): Promise<SqlDriver> {
       } catch (e) {
         if (fromFn && fromFn.error === e) throw e;
         throw classify(e);
+      } finally {
+        counter.changes++; // and again once it has committed or rolled back
       }
     },
     async close(): Promise<void> {
@@ -49,9 +56,13 @@ export async function openPglite(dir: string | undefined): Promise<SqlDriver> {
   };
 }
 
-function txDriver(tx: Transaction): SqlDriver {
+/** A plain SELECT of ours: it reads, and calls no function that writes (none of ours does). */
+const READ_ONLY = /^\s*SELECT\s/i;
+
+function txDriver(tx: Transaction, counter: { changes: number }): SqlDriver {
   const self: SqlDriver = {
     async query<T>(sql: string, params: unknown[]): Promise<T[]> {
+      if (!READ_ONLY.test(sql)) counter.changes++;
       try {
         return (await tx.query<T>(sql, params)).rows;
       } catch (e) {

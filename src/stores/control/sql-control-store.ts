@@ -26,6 +26,8 @@ export interface SqlDriver {
   /** Runs `fn` in one transaction; commits when it resolves, rolls back when it throws. Nested calls join it. */
   transaction<T>(fn: (tx: SqlDriver) => Promise<T>): Promise<T>;
   close(): Promise<void>;
+  /** ControlStore.changes, for a database only this process can write (embedded PGlite); absent otherwise. */
+  changes?: () => number;
 }
 
 const wallClock: Clock = { now: () => Date.now() };
@@ -39,9 +41,13 @@ const DAY_RE = /^\d{4}-\d{2}-\d{2}$/;
 export class SqlControlStore extends SqlCluster implements ControlStore {
   private closed = false;
 
+  readonly changes?: () => number;
+
   /** `clock` stamps created_at / revoked_at with service time (DESIGN §3 test clock); wall time by default. */
   constructor(private readonly db: SqlDriver, protected override readonly clock: Clock = wallClock) {
     super();
+    const changes = db.changes;
+    if (changes) this.changes = () => changes();
   }
 
   // ── accounts ────────────────────────────────────────────────────────────────────────────────────────────
