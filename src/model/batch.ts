@@ -1,4 +1,5 @@
 // One normalized batch: what a parser returns and what the pipeline, WAL and stores pass along.
+import type { PlainLines } from './plain-row.js';
 import type { LogEntry } from './log-entry.js';
 import type { Span } from './span.js';
 import type { MetricMetadata, MetricSample, SampleColumns } from './metric.js';
@@ -41,6 +42,11 @@ export interface LogWindows {
   sample(n: number): LogEntry[];
   /** Set when sample() decodes the whole body whatever `n` (OTLP's protobuf): a sampler then takes many rows seldom. */
   readonly wholeBodySample?: boolean;
+  /**
+   * The same entries as lines a store may read in place (model/plain-row.ts), a line at a time, instead of windows():
+   * set for native NDJSON bodies of pure ASCII.
+   */
+  readonly lines?: PlainLines;
 }
 
 /** A batch's metric samples and metadata, parsed when read: a write then holds one request's at a time. */

@@ -11,6 +11,8 @@ import { parseTimestamp } from './timestamps.js';
 import { isAscii } from 'node:buffer';
 import { TEXT_WINDOW_BYTES, textOf, textWindowEnd, utf8Text } from '../utf8-text.js';
 import { jsonObjectDepth } from './json-scan.js';
+import { PlainLineReader } from './native-plain.js';
+import type { PlainLines } from '../../model/plain-row.js';
 
 /** Event time candidates in order; the first that parses is used (VictoriaLogs `-_time_field`). */
 export const TIME_FIELDS = ['_time', 'timestamp', '@timestamp', 'time', 'date'] as const;
@@ -64,6 +66,9 @@ function eachLineSpan(body: Buffer, visit: (pos: number, end: number) => boolean
   }
 }
 
+/** One reader for every body: the field names it keeps are the same from one body to the next. */
+const plainReader = new PlainLineReader();
+
 /** Entries per window of nativeLogWindows: parsed, then appended by the store before the next window is made. */
 export const LOG_WINDOW_ENTRIES = 2048;
 
@@ -92,8 +97,20 @@ export function nativeLogWindows(body: Buffer, nowNs: bigint, onBadLine: (why: s
     const value = tryParse(line);
     return isObject(value) ? toLogEntry(value, nowNs) : undefined;
   };
+  const badLine = (i: number): void => onBadLine(`its entry ${i + 1} is not a JSON object`);
+  // Read in place by a store that can (native-plain.ts): bytes are characters, so spans of them are the strings.
+  const lines: PlainLines | undefined = !ascii ? undefined : {
+    count: starts.length,
+    read: (i, row) => plainReader.read(body, starts[i] ?? 0, ends[i] ?? 0, nowNs, row),
+    entry(i) {
+      const e = entry(lineText(i));
+      if (e === undefined) badLine(i);
+      return e;
+    },
+  };
   return {
     count: starts.length,
+    ...(lines === undefined ? {} : { lines }),
     sample(n) {
       if (n >= starts.length) return [...this.windows()].flat();
       const picked: LogEntry[] = [];
@@ -117,7 +134,7 @@ export function nativeLogWindows(body: Buffer, nowNs: bigint, onBadLine: (why: s
         for (; i < j; i++) {
           const e = entry(ascii ? text.slice((starts[i] ?? 0) - base, (ends[i] ?? 0) - base) : lineText(i));
           if (e) logs.push(e);
-          else onBadLine(`its entry ${i + 1} is not a JSON object`);
+          else badLine(i);
         }
         if (logs.length >= LOG_WINDOW_ENTRIES) {
           yield logs;

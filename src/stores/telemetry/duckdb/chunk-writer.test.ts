@@ -122,6 +122,67 @@ void describe('chunk writer', () => {
     assert.deepEqual(got, want);
   });
 
+  test('strings given as bytes read back row for row: inline and long, lowercased, beside JS strings and repeats in the same column', async () => {
+    // Column a mixes bytes and JS strings (long ones that repeat, long ones that do not, short ones); column b is
+    // bytes only, lowercased, with NULLs; several chunks, so every chunk's run points into its own copy.
+    await c.run('CREATE TABLE from_bytes (a VARCHAR, b VARCHAR)');
+    const body = Buffer.from('xx{"msg":"GET /api/v2/orders/17 completed in 12 ms","id":"0A1B2C3D4E5F60718293A4B5C6D7E8F9","s":"short"}é');
+    const span = (text: string): [number, number] => {
+      const at = body.indexOf(text);
+      return [at, at + Buffer.byteLength(text)];
+    };
+    const msg = span('GET /api/v2/orders/17 completed in 12 ms');
+    const id = span('0A1B2C3D4E5F60718293A4B5C6D7E8F9');
+    const short = span('short');
+    const twelve = span('GET /api/v2/');
+    const thirteen = span('GET /api/v2/o');
+    const nonAscii = [body.length - 2, body.length] as const;
+    const want: { a: string; b: string | null }[] = [];
+    await withAppender(c, 'from_bytes', (a) => {
+      const w = new ChunkWriter(['varchar', 'varchar']);
+      for (let i = 0; i < 2 * CHUNK_ROWS + 100; i++) {
+        const pick = i % 6;
+        if (pick === 0) {
+          w.bytes(0, body, msg[0], msg[1]);
+          want.push({ a: 'GET /api/v2/orders/17 completed in 12 ms', b: null });
+        } else if (pick === 1) {
+          w.string(0, `a long string that repeats ${i % 3}`);
+          want.push({ a: `a long string that repeats ${i % 3}`, b: null });
+        } else if (pick === 2) {
+          w.bytes(0, body, twelve[0], twelve[1]);
+          want.push({ a: 'GET /api/v2/', b: null });
+        } else if (pick === 3) {
+          w.bytes(0, body, thirteen[0], thirteen[1]);
+          want.push({ a: 'GET /api/v2/o', b: null });
+        } else if (pick === 4) {
+          w.string(0, `a long string only here ${i}`);
+          want.push({ a: `a long string only here ${i}`, b: null });
+        } else {
+          w.bytes(0, body, nonAscii[0], nonAscii[1]);
+          want.push({ a: 'é', b: null });
+        }
+        const row = want[want.length - 1] as { a: string; b: string | null };
+        if (i % 4 === 0) w.null(1);
+        else if (i % 4 === 1) {
+          w.bytes(1, body, short[0], short[1], true);
+          row.b = 'short';
+        } else {
+          w.bytes(1, body, id[0], id[1], true);
+          row.b = '0a1b2c3d4e5f60718293a4b5c6d7e8f9';
+        }
+        if (w.endRow()) w.flush(a);
+      }
+      w.flush(a);
+    });
+    const got = (await c.runAndReadAll('SELECT a, b FROM from_bytes ORDER BY rowid')).getRowObjectsJS();
+    assert.deepEqual(got, want);
+    // DuckDB compares by the prefix in the string_t first: equality, ordering and grouping must all see the strings.
+    const grouped = (await c.runAndReadAll('SELECT a, count(*) AS n FROM from_bytes GROUP BY a ORDER BY a LIMIT 3')).getRowObjectsJS();
+    assert.deepEqual(grouped.map((r) => r.a), ['GET /api/v2/', 'GET /api/v2/o', 'GET /api/v2/orders/17 completed in 12 ms']);
+    const equal = await c.runAndReadAll("SELECT count(*) AS n FROM from_bytes WHERE b = '0a1b2c3d4e5f60718293a4b5c6d7e8f9' AND a LIKE 'GET%'");
+    assert.ok(Number(equal.getRowObjectsJS()[0]?.n) > 0);
+  });
+
   test('integral numbers go into BIGINT as the BigInt of them would: both ends of int32 and of safe integers, 2^63 wrapping', async () => {
     await c.run('CREATE TABLE ints (by_number BIGINT, by_bigint BIGINT)');
     const values = [0, 1, -1, 2 ** 31 - 1, 2 ** 31, -(2 ** 31), -(2 ** 31) - 1, 2 ** 32, 2 ** 32 + 7, -(2 ** 32) - 1,

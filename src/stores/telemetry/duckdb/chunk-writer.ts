@@ -50,6 +50,20 @@ function hex32(s: string, at: number): number {
   return n;
 }
 
+/** `src[start, end)` to `to` at `at`, ASCII letters lowercased when `lower`. */
+function copyBytes(src: Uint8Array, start: number, end: number, to: Uint8Array, at: number, lower: boolean): void {
+  if (lower) {
+    for (let i = start; i < end; i++) {
+      const c = src[i] ?? 0;
+      to[at + i - start] = c >= 0x41 && c <= 0x5a ? c + 0x20 : c;
+    }
+  } else if (end - start > 64) {
+    to.set(src.subarray(start, end), at);
+  } else {
+    for (let i = start; i < end; i++) to[at + i - start] = src[i] ?? 0;
+  }
+}
+
 export class ChunkWriter {
   /** Rows written into the current chunk. */
   rows = 0;
@@ -79,6 +93,14 @@ export class ChunkWriter {
   private readonly looking: boolean[];
   /** The current chunk's string_t's as 32-bit words, for copying a repeated one from its first row (take()). */
   private readonly words32: (Int32Array<ArrayBuffer> | null)[];
+  /**
+   * Per VARCHAR column: the longer strings given as bytes (bytes()), one after another, and each one's row, offset
+   * and length. take() hands DuckDB the whole run in one assignment and points each row's string_t into its copy.
+   */
+  private readonly runs: Uint8Array<ArrayBuffer>[];
+  private readonly runUsed: number[];
+  private readonly runRows: number[][];
+  private readonly runOffsets: number[][];
 
   constructor(private readonly kinds: readonly ColumnKind[]) {
     this.numbers = kinds.map((k) => (k === 'bigint' ? new BigInt64Array(CHUNK_ROWS) : k === 'uuid' ? new DataView(new ArrayBuffer(16 * CHUNK_ROWS))
@@ -92,6 +114,10 @@ export class ChunkWriter {
     this.repeatOf = kinds.map(() => []);
     this.looking = kinds.map(() => true);
     this.words32 = this.strings.map((b) => (b ? new Int32Array(b.buffer) : null));
+    this.runs = kinds.map((k) => new Uint8Array(k === 'varchar' ? 64 * 1024 : 0));
+    this.runUsed = kinds.map(() => 0);
+    this.runRows = kinds.map(() => []);
+    this.runOffsets = kinds.map(() => []);
     this.start();
   }
 
@@ -122,6 +148,34 @@ export class ChunkWriter {
     if (this.looking[column] && this.repeats(column, value)) return;
     this.longRows[column]?.push(this.rows);
     this.longValues[column]?.push(value);
+  }
+
+  /**
+   * The UTF-8 bytes `src[start, end)` as this row's string of a VARCHAR column, ASCII letters lowercased when `lower`
+   * (a trace id, as toLogEntry lowercases it). No JS string is made: a short one is copied into its string_t, a longer
+   * one onto the column's run of bytes (see runs), so a row costs a copy and no native call (issue 12 item 1).
+   */
+  bytes(column: number, src: Uint8Array, start: number, end: number, lower = false): void {
+    const strings = this.strings[column];
+    if (!strings) throw new TypeError(`chunk-writer: column ${column} is not VARCHAR`);
+    const length = end - start;
+    if (length <= INLINE) {
+      const at = this.rows * STRING_T;
+      strings[at] = length;
+      copyBytes(src, start, end, strings, at + 4, lower);
+      return;
+    }
+    let run = this.runs[column] as Uint8Array<ArrayBuffer>;
+    const used = this.runUsed[column] ?? 0;
+    if (used + length > run.length) {
+      const grown = new Uint8Array(Math.max(run.length * 2, used + length));
+      grown.set(run.subarray(0, used));
+      this.runs[column] = run = grown;
+    }
+    copyBytes(src, start, end, run, used, lower);
+    this.runUsed[column] = used + length;
+    this.runRows[column]?.push(this.rows);
+    this.runOffsets[column]?.push(used);
   }
 
   /**
@@ -241,6 +295,7 @@ export class ChunkWriter {
    * every row in one copy.
    */
   private takeStrings(column: number, vector: duckdb.Vector, strings: Uint8Array<ArrayBuffer>, n: number): void {
+    this.takeRun(column, vector, strings);
     const rows = this.longRows[column] ?? [];
     const values = this.longValues[column] ?? [];
     const repeatRows = this.repeatRows[column] ?? [];
@@ -263,6 +318,37 @@ export class ChunkWriter {
     duckdb.copy_data_to_vector(vector, 0, strings.buffer, strings.byteOffset, n * STRING_T);
   }
 
+  /**
+   * The column's run of long strings given as bytes, into DuckDB's string heap in one assignment (to the first row
+   * that has one); then each such row's string_t in `strings` is made to point into that copy: its length, its first
+   * four bytes (DuckDB compares by this prefix first) and the copy's address plus the string's offset. DuckDB never
+   * moves a string once its heap holds it, and takeStrings() then copies every row's string_t over the vector's, the
+   * first row's too.
+   */
+  private takeRun(column: number, vector: duckdb.Vector, strings: Uint8Array<ArrayBuffer>): void {
+    const rows = this.runRows[column] ?? [];
+    if (rows.length === 0) return;
+    const run = this.runs[column] as Uint8Array<ArrayBuffer>;
+    const offsets = this.runOffsets[column] ?? [];
+    const first = rows[0] ?? 0;
+    duckdb.vector_assign_string_element_len(vector, first, run.subarray(0, this.runUsed[column]));
+    const assigned = duckdb.vector_get_data(vector, (first + 1) * STRING_T);
+    const from = new DataView(assigned.buffer, assigned.byteOffset, assigned.byteLength);
+    const low = from.getUint32(first * STRING_T + 8, true);
+    const high = from.getUint32(first * STRING_T + 12, true);
+    const to = new DataView(strings.buffer, strings.byteOffset, strings.byteLength);
+    for (let k = 0; k < rows.length; k++) {
+      const at = (rows[k] ?? 0) * STRING_T;
+      const offset = offsets[k] ?? 0;
+      const length = (offsets[k + 1] ?? this.runUsed[column] ?? 0) - offset;
+      to.setUint32(at, length, true);
+      for (let p = 0; p < 4; p++) strings[at + 4 + p] = run[offset + p] ?? 0;
+      const sum = low + offset; // the address's low word plus the offset, carried into the high word
+      to.setUint32(at + 8, sum % 2 ** 32, true);
+      to.setUint32(at + 12, high + (sum >= 2 ** 32 ? 1 : 0), true);
+    }
+  }
+
   /** A fresh chunk: no constant, mask or string of the previous one carries over. */
   private start(): void {
     this.chunk = DuckDBDataChunk.create(this.kinds.map((k) => TYPES[k]));
@@ -275,6 +361,9 @@ export class ChunkWriter {
     for (const map of this.firstRows) map.clear();
     for (const list of this.repeatRows) list.length = 0;
     for (const list of this.repeatOf) list.length = 0;
+    this.runUsed.fill(0);
+    for (const list of this.runRows) list.length = 0;
+    for (const list of this.runOffsets) list.length = 0;
     this.looking.fill(true);
     this.rows = 0;
   }

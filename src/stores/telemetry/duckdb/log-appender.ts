@@ -5,10 +5,14 @@
 import type { DuckDBConnection, DuckDBDataChunk } from '@duckdb/node-api';
 import { logCount, logWindowsOf, type TenantBatch } from '../../../model/batch.js';
 import type { LogEntry } from '../../../model/log-entry.js';
+import { PlainRow, type PlainLines } from '../../../model/plain-row.js';
 import { appendChunks } from './appender.js';
 import type { PreparedChunks } from './chunks-ahead.js';
 import { ChunkWriter, type ColumnKind } from './chunk-writer.js';
 import { FieldSplitter, FIELD_ORDER_COLUMN, type FieldColumn, type FieldKind } from './field-columns.js';
+import { COLUMN, int64, PlainRowWriter, type RowSink } from './plain-row-writer.js';
+
+export { int64 };
 
 /** The fixed columns of `logs` in table order (schema.ts), then the field-order column the migration adds. */
 export const LOG_COLUMNS = ['tenant_id', 'time_ns', 'observed_ns', 'service', 'severity', 'msg', 'trace_id', 'span_id',
@@ -19,8 +23,6 @@ const KIND_COLUMN: Record<FieldKind, ColumnKind> = { text: 'varchar', int: 'bigi
 
 /** Rows appended between yields inside a write (~2-5 ms of appender calls): keeps the event loop free for acks. */
 export const ROWS_PER_YIELD = 1024;
-const INT64_MIN = -(2n ** 63n);
-const INT64_MAX = 2n ** 63n - 1n;
 
 /**
  * Appends every log of `batches`, yielding after each chunk (DESIGN §1: the drain must yield). `columns` are the
@@ -40,40 +42,84 @@ export async function appendLogs(
  * transaction, so a write's chunks can be built while the write before it commits (log-prefetch.ts).
  */
 export function* logChunks(batches: TenantBatch[], columns: readonly FieldColumn[], writable: number): Generator<DuckDBDataChunk, void> {
-  const splitter = new FieldSplitter(columns.slice(0, writable));
-  const fixed = LOG_COLUMNS.length;
+  const rowOf = new EntryRows(columns, writable);
   const w = new ChunkWriter([...FIXED_KINDS, ...columns.map((col) => KIND_COLUMN[col.kind])]);
   for (const { tenantId, format, batch } of batches) {
-    // Parsed window by window when the batch came so (model/batch.ts LogWindows): appended before the next is made.
-    for (const logs of logWindowsOf(batch)) for (const e of logs) {
-      if (w.rows === 0) {
-        w.constant(0, tenantId);
-        w.constant(10, format);
+    const lines = batch.logWindows?.lines;
+    if (lines !== undefined) {
+      // A native body: each line written from its bytes where it reads in place, else parsed (plain-row-writer.ts).
+      for (let i = 0; i < lines.count; i++) {
+        if (w.rows === 0) {
+          w.constant(0, tenantId);
+          w.constant(10, format);
+        }
+        if (rowOf.line(w, lines, i) && w.endRow()) yield w.take() as DuckDBDataChunk;
       }
-      const f = splitter.split(e.fields);
-      w.bigint(1, int64(e.timeNs));
-      w.bigint(2, int64(e.observedNs));
-      w.string(3, e.service);
-      w.string(4, e.severity);
-      w.string(5, e.msg);
-      w.string(6, e.traceId);
-      w.string(7, e.spanId);
-      w.string(8, streamOf(e));
-      w.string(9, f.json);
-      if (f.order === null) w.null(11);
-      else w.string(11, f.order);
-      for (let i = 0; i < columns.length; i++) {
-        const v = f.values[i];
-        const col = fixed + i;
-        if (v === undefined) w.null(col);
-        else if (typeof v === 'number') w.bigint(col, BigInt(v));
-        else if (columns[i]?.kind === 'uuid') w.uuid(col, v);
-        else w.string(col, v);
+    } else {
+      // Parsed window by window when the batch came so (model/batch.ts LogWindows): appended before the next is made.
+      for (const logs of logWindowsOf(batch)) for (const e of logs) {
+        if (w.rows === 0) {
+          w.constant(0, tenantId);
+          w.constant(10, format);
+        }
+        rowOf.entry(w, e);
+        if (w.endRow()) yield w.take() as DuckDBDataChunk;
       }
-      if (w.endRow()) yield w.take() as DuckDBDataChunk;
     }
     const last = w.take();
     if (last) yield last;
+  }
+}
+
+/** Writes rows of `logs` from parsed entries, or from lines read in place (PlainLines). */
+export class EntryRows {
+  private readonly splitter: FieldSplitter;
+  private readonly plain: PlainRowWriter;
+  private readonly row = new PlainRow();
+
+  /** `columns`: the table's promoted columns, of which the writer fills the first `writable`. */
+  constructor(private readonly columns: readonly FieldColumn[], private readonly writable: number) {
+    this.splitter = new FieldSplitter(columns.slice(0, writable));
+    this.plain = new PlainRowWriter(columns.slice(0, writable), LOG_COLUMNS.length, streamOfService);
+  }
+
+  /** Line `i` of `lines` as the current row; false when it no longer parses (nothing written: see PlainLines). */
+  line(w: RowSink, lines: PlainLines, i: number): boolean {
+    if (lines.read(i, this.row)) {
+      this.plain.write(w, this.row);
+      for (let c = this.writable; c < this.columns.length; c++) w.null(LOG_COLUMNS.length + c);
+      return true;
+    }
+    const e = lines.entry(i);
+    if (e === undefined) return false;
+    this.entry(w, e);
+    return true;
+  }
+
+  /** One parsed entry as the current row. */
+  entry(w: RowSink, e: LogEntry): void {
+    const columns = this.columns;
+    const fixed = LOG_COLUMNS.length;
+    const f = this.splitter.split(e.fields);
+    w.bigint(COLUMN.time, int64(e.timeNs));
+    w.bigint(COLUMN.observed, int64(e.observedNs));
+    w.string(COLUMN.service, e.service);
+    w.string(COLUMN.severity, e.severity);
+    w.string(COLUMN.msg, e.msg);
+    w.string(COLUMN.traceId, e.traceId);
+    w.string(COLUMN.spanId, e.spanId);
+    w.string(COLUMN.stream, streamOf(e));
+    w.string(COLUMN.fields, f.json);
+    if (f.order === null) w.null(COLUMN.order);
+    else w.string(COLUMN.order, f.order);
+    for (let i = 0; i < columns.length; i++) {
+      const v = f.values[i];
+      const col = fixed + i;
+      if (v === undefined) w.null(col);
+      else if (typeof v === 'number') w.bigint(col, BigInt(v));
+      else if (columns[i]?.kind === 'uuid') w.uuid(col, v);
+      else w.string(col, v);
+    }
   }
 }
 
@@ -82,13 +128,17 @@ export function* logChunks(batches: TenantBatch[], columns: readonly FieldColumn
  * (model/log-entry.ts: "the store then derives it from service").
  */
 export function streamOf(e: LogEntry): string {
-  if (e.stream !== '') return e.stream;
-  if (e.service === '') return '{}';
-  let stream = streamsOfServices.get(e.service);
+  return e.stream !== '' ? e.stream : streamOfService(e.service);
+}
+
+/** The stream of an entry that has none, from its service. */
+function streamOfService(service: string): string {
+  if (service === '') return '{}';
+  let stream = streamsOfServices.get(service);
   if (stream === undefined) {
-    stream = `{service="${e.service.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"}`;
+    stream = `{service="${service.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"}`;
     if (streamsOfServices.size >= MAX_SERVICE_STREAMS) streamsOfServices.clear();
-    streamsOfServices.set(e.service, stream);
+    streamsOfServices.set(service, stream);
   }
   return stream;
 }
@@ -101,7 +151,3 @@ export function streamOf(e: LogEntry): string {
 const streamsOfServices = new Map<string, string>();
 const MAX_SERVICE_STREAMS = 10_000;
 
-/** A time outside int64 would fail the whole write and stall the drain; clamp instead (never drop). */
-export function int64(v: bigint): bigint {
-  return v < INT64_MIN ? INT64_MIN : v > INT64_MAX ? INT64_MAX : v;
-}
