@@ -106,22 +106,19 @@ export class PlainRow {
 
   private grow(): void {
     const n = this.kinds.length * 2;
-    const kinds = new Uint8Array(n);
-    kinds.set(this.kinds);
-    this.kinds = kinds;
-    const starts = new Int32Array(n);
-    starts.set(this.starts);
-    this.starts = starts;
-    const ends = new Int32Array(n);
-    ends.set(this.ends);
-    this.ends = ends;
-    const numbers = new Float64Array(n);
-    numbers.set(this.numbers);
-    this.numbers = numbers;
-    const canonical = new Uint8Array(n);
-    canonical.set(this.canonical);
-    this.canonical = canonical;
+    this.kinds = grown(this.kinds, n);
+    this.starts = grown(this.starts, n);
+    this.ends = grown(this.ends, n);
+    this.numbers = grown(this.numbers, n);
+    this.canonical = grown(this.canonical, n);
   }
+}
+
+/** A copy of `values` in an array of `length`, of the same kind. */
+function grown<A extends Uint8Array<ArrayBuffer> | Int32Array<ArrayBuffer> | Float64Array<ArrayBuffer>>(values: A, length: number): A {
+  const copy = new (values.constructor as new (n: number) => A)(length);
+  copy.set(values);
+  return copy;
 }
 
 /** A native body's lines, for a store that writes rows from them in place (LogWindows.lines). */

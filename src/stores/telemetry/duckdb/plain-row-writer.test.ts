@@ -96,6 +96,8 @@ const EDGES = [
   '{"e":{}}',
   '{"_time":"2026-11-28T10:00:00+02:00","time":"2026-11-28 10:00:00,5","constructor":"c","toString":"t","hasOwnProperty":1}',
   '{"_msg":"a string twelve b","host":"twelve bytes","e":"thirteen byte"}',
+  // More fields than a PlainRow starts with room for.
+  JSON.stringify(Object.fromEntries(Array.from({ length: 150 }, (_, i) => [`k${i}`, i % 3 === 0 ? i : i % 3 === 1 ? `v${i}` : { n: i }]))),
 ];
 
 /** Lines the in-place reader leaves to the parse, each for a reason of native-plain.ts's header. */
