@@ -35,6 +35,8 @@ const WORDS = STRING_T / 4;
 const LOOK_ROWS = 64;
 const LOOK_HITS = 4;
 const utf8 = new TextEncoder();
+/** The first room a column's run of long strings gets (bytes()): a chunk of log messages needs a few hundred KB. */
+const RUN_START_BYTES = 64 * 1024;
 /** Which 32-bit word of a 64-bit integer comes first in memory: typed arrays use the platform's byte order. */
 const LOW_WORD = endianness() === 'LE' ? 0 : 1;
 
@@ -114,7 +116,7 @@ export class ChunkWriter {
     this.repeatOf = kinds.map(() => []);
     this.looking = kinds.map(() => true);
     this.words32 = this.strings.map((b) => (b ? new Int32Array(b.buffer) : null));
-    this.runs = kinds.map((k) => new Uint8Array(k === 'varchar' ? 64 * 1024 : 0));
+    this.runs = kinds.map(() => new Uint8Array(0)); // grown on a column's first long string given as bytes
     this.runUsed = kinds.map(() => 0);
     this.runRows = kinds.map(() => []);
     this.runOffsets = kinds.map(() => []);
@@ -168,7 +170,7 @@ export class ChunkWriter {
     let run = this.runs[column] as Uint8Array<ArrayBuffer>;
     const used = this.runUsed[column] ?? 0;
     if (used + length > run.length) {
-      const grown = new Uint8Array(Math.max(run.length * 2, used + length));
+      const grown = new Uint8Array(Math.max(run.length * 2, used + length, RUN_START_BYTES));
       grown.set(run.subarray(0, used));
       this.runs[column] = run = grown;
     }

@@ -4,7 +4,7 @@
 // bytes()), and the `fields` text is put together from the spans of the values it keeps, each one already in the form
 // JSON.stringify would write it (native-plain.ts takes only such lines, or reads the value itself): issue 12 item 1's
 // "keep the unparsed remainder as text instead of re-serializing it".
-import { PlainRow, ValueKind } from '../../../model/plain-row.js';
+import { PlainRow, ValueKind, type StringSpan } from '../../../model/plain-row.js';
 import type { ChunkWriter } from './chunk-writer.js';
 import { fits, type FieldColumn, type FieldKind } from './field-columns.js';
 
@@ -57,11 +57,8 @@ export class PlainRowWriter {
     if (msg.text !== null) w.string(COLUMN.msg, msg.text);
     else if (msg.present) w.bytes(COLUMN.msg, body, msg.start, msg.end);
     else w.string(COLUMN.msg, '');
-    for (const [column, id] of [[COLUMN.traceId, traceId], [COLUMN.spanId, spanId]] as const) {
-      if (id.text !== null) w.string(column, id.text.toLowerCase());
-      else if (id.present) w.bytes(column, body, id.start, id.end, true);
-      else w.string(column, '');
-    }
+    writeId(w, COLUMN.traceId, body, traceId);
+    writeId(w, COLUMN.spanId, body, spanId);
     w.string(COLUMN.stream, this.streamOf(row.service));
     const canonical = this.split(row);
     w.bytes(COLUMN.fields, this.json, 0, this.length);
@@ -173,6 +170,13 @@ export class PlainRowWriter {
     this.json.copy(grown, 0, 0, this.length);
     this.json = grown;
   }
+}
+
+/** A trace or span id, lowercased as toLogEntry lowercases it ('' when absent). */
+function writeId(w: RowSink, column: number, body: Uint8Array, id: StringSpan): void {
+  if (id.text !== null) w.string(column, id.text.toLowerCase());
+  else if (id.present) w.bytes(column, body, id.start, id.end, true);
+  else w.string(column, '');
 }
 
 /** A Bytes field's value as a string (ASCII: latin1 is UTF-8 here). */
