@@ -11,6 +11,7 @@
 // The rules it follows are toLogEntry's and addField's (native.ts, fields.ts): message and time precedence, string
 // service/severity/ids, nested objects flattened to dotted names, an empty object kept as the string `{}`.
 import { PlainRow, ValueKind, type FieldName, type StringSpan } from '../../model/plain-row.js';
+import { ByteStrings } from './byte-strings.js';
 import { parseTimestamp } from './timestamps.js';
 
 /** Deepest object nesting read in place (the line's own object is depth 1); flattening allows 32. */
@@ -57,6 +58,37 @@ interface Name extends FieldName {
   readonly role: number;
 }
 
+/** Bytes of `YYYY-MM-DDTHH:MM:SS`, the part of an RFC 3339 time that names its second. */
+const SECOND_BYTES = 19;
+const INT64_MAX = 2n ** 63n - 1n;
+/** Service and level values: short, and the same few on every line. */
+const shortStrings = new ByteStrings(64, 10_000, 'latin1');
+
+/**
+ * The nanoseconds of `b[i, end)` when it is `[.fraction]Z` (`,` or `z` too, as parseRfc3339 takes them), the digits
+ * past the 9th cut; -1 for anything else.
+ */
+function zuluFraction(b: Uint8Array, i: number, end: number): number {
+  let ns = 0;
+  if (b[i] === DOT || b[i] === COMMA) {
+    const first = ++i;
+    for (let scale = 100_000_000; i < end; i++) {
+      const c = b[i] ?? 0;
+      if (c < ZERO || c > NINE) break;
+      ns += (c - ZERO) * scale;
+      scale = Math.floor(scale / 10);
+    }
+    if (i === first) return -1;
+  }
+  return i === end - 1 && (b[i] === 0x5a /* Z */ || b[i] === 0x7a /* z */) ? ns : -1;
+}
+
+/** Whether `b` from `start` holds the SECOND_BYTES of `second` (a loop: a native compare cost more for 19 bytes). */
+function sameSecond(second: Uint8Array, b: Uint8Array, start: number): boolean {
+  for (let k = SECOND_BYTES - 1; k >= 0; k--) if (second[k] !== b[start + k]) return false; // the seconds differ first
+  return true;
+}
+
 /** Thrown to give up on a line (caught in read()). */
 class NotPlain extends Error {}
 const NOT_PLAIN = new NotPlain();
@@ -75,6 +107,9 @@ export class PlainLineReader {
   /** By place in the row (its n-th name): the name the row before had there, looked at first. */
   private readonly lastNames: (Name | undefined)[] = [];
   private nameIndex = 0;
+  /** The date and time to the second (`YYYY-MM-DDTHH:MM:SS`) of the last UTC time parsed, and that second in ns. */
+  private readonly second = Buffer.alloc(SECOND_BYTES);
+  private secondNs: bigint | null = null;
 
   /**
    * Reads the line `body[start, end)` (no newline in it) into `row`, with `nowNs` as toLogEntry's receipt time; false
@@ -112,9 +147,10 @@ export class PlainLineReader {
       if (b[i] !== QUOTE) throw NOT_PLAIN;
       const nameStart = i + 1;
       let nameEnd = nameStart;
-      while (nameEnd < end && b[nameEnd] !== QUOTE) {
-        if (b[nameEnd] === BACKSLASH || (b[nameEnd] ?? 0) < 0x20) throw NOT_PLAIN;
-        nameEnd++;
+      for (; nameEnd < end; nameEnd++) {
+        const c = b[nameEnd] ?? 0;
+        if (c === QUOTE) break;
+        if (c === BACKSLASH || c < 0x20) throw NOT_PLAIN;
       }
       if (nameEnd >= end) throw NOT_PLAIN;
       const first = b[nameStart] ?? 0;
@@ -141,8 +177,7 @@ export class PlainLineReader {
     const index = row.fieldCount;
     let next: number;
     if (c === QUOTE) {
-      let j = i + 1;
-      while (j < end && b[j] !== QUOTE) j++;
+      let j = quoteFrom(b, i + 1, end);
       // A backslash before that quote: the string has escapes, and the quote found may be one of them.
       const escaped = this.backslashFrom(i + 1) < j;
       if (escaped) {
@@ -241,7 +276,7 @@ export class PlainLineReader {
     for (const r of TIME_ROLES) {
       if (!this.present(r)) continue;
       const at = roles[r] ?? ABSENT;
-      const t = at < 0 ? null : parseTimestamp(this.jsValue(at));
+      const t = at < 0 ? null : row.kinds[at] === ValueKind.Bytes ? this.timeOf(at) : parseTimestamp(this.jsValue(at));
       if (t === null) continue;
       if (t !== 0n) row.timeNs = t;
       this.drop(at);
@@ -249,12 +284,12 @@ export class PlainLineReader {
     }
     const service = this.firstString(SERVICE_ROLES);
     if (service >= 0) {
-      row.service = this.jsValue(service) as string;
+      row.service = this.shortText(service);
       this.drop(service);
     }
     const severity = this.firstString(SEVERITY_ROLES);
     if (severity >= 0) {
-      row.severity = this.jsValue(severity) as string;
+      row.severity = this.shortText(severity);
       this.drop(severity);
     }
     const trace = this.firstString(TRACE_ROLES);
@@ -299,6 +334,35 @@ export class PlainLineReader {
     return true;
   }
 
+  /** A string field's value (service, severity): the same string each time for the same bytes. */
+  private shortText(at: number): string {
+    const row = this.row;
+    if (row.kinds[at] === ValueKind.Text) return row.texts[at] ?? '';
+    return shortStrings.text(this.body, row.starts[at] ?? 0, row.ends[at] ?? 0);
+  }
+
+  /**
+   * parseTimestamp() of a string field's value, read from its bytes when it is `YYYY-MM-DDTHH:MM:SS[.fraction]Z` of the
+   * second read last (a shipper's batch holds many entries of one second): no string is made for it. Any other text is
+   * parsed as a string, and when that was such a time of a new second, its second is kept for the lines after it.
+   */
+  private timeOf(at: number): bigint | null {
+    const b = this.body;
+    const start = this.row.starts[at] ?? 0;
+    const end = this.row.ends[at] ?? 0;
+    const fraction = zuluFraction(b, start + SECOND_BYTES, end);
+    if (fraction >= 0 && this.secondNs !== null && sameSecond(this.second, b, start)) {
+      const ns = this.secondNs + BigInt(fraction);
+      if (ns <= INT64_MAX && ns >= -INT64_MAX - 1n) return ns; // else parsed below, which gives null outside int64
+    }
+    const t = parseTimestamp(b.toString('latin1', start, end));
+    if (t !== null && fraction >= 0 && end - start > SECOND_BYTES) {
+      b.copy(this.second, 0, start, start + SECOND_BYTES);
+      this.secondNs = t - BigInt(fraction);
+    }
+    return t;
+  }
+
   /** A scalar field's value as JSON.parse gives it. */
   private jsValue(at: number): unknown {
     const row = this.row;
@@ -330,6 +394,7 @@ export class PlainLineReader {
 
   private space(i: number, end: number): number {
     const b = this.body;
+    if ((b[i] ?? 0) > 0x20) return i; // compact JSON: no whitespace between tokens
     while (i < end) {
       const c = b[i];
       if (c !== 0x20 && c !== 0x09 && c !== 0x0d && c !== 0x0a) break;
@@ -373,6 +438,18 @@ export class PlainLineReader {
     this.nameCount++;
     return name;
   }
+}
+
+/**
+ * The first quote of `b[i, end)`, or `end`: a short string's by a loop, a longer one's by a native search (a message
+ * or an id, where the loop was a tenth of the store worker's time).
+ */
+function quoteFrom(b: Buffer, i: number, end: number): number {
+  const near = Math.min(end, i + 16);
+  for (; i < near; i++) if (b[i] === QUOTE) return i;
+  if (i >= end) return end;
+  const at = b.indexOf(QUOTE, i);
+  return at < 0 || at > end ? end : at;
 }
 
 /** The index past the digits at `i`, of which there must be one at least. */

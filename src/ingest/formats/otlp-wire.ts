@@ -7,6 +7,7 @@ import type { FieldValue } from '../../model/log-entry.js';
 import { double, int64, putFlat, resourceContext, scopeFields, type Obj, type ResourceContext } from './otlp-common.js';
 import type { Type } from 'protobufjs';
 import { setField } from './fields.js';
+import { ByteStrings } from './byte-strings.js';
 import { decodesCleanly } from './proto-walk.js';
 
 /** A key and its value, read: what flatAttributes takes, with `read` the identity. */
@@ -179,11 +180,8 @@ function readKvlist(wire: Wire, end: number): FieldValue {
   return out;
 }
 
-/** Keys of at most this many bytes are cached, at most MAX_CACHED_KEYS of them (then the cache starts again). */
-const MAX_CACHED_KEY = 64;
-const MAX_CACHED_KEYS = 4096;
-/** Decoded keys by a hash of their bytes (FNV-1a), with the bytes to confirm a match. */
-const keyCache = new Map<number, { bytes: Uint8Array; text: string }>();
+/** Decoded keys by their bytes: keys of up to 64 bytes, at most 4,096 of them (then the cache starts again). */
+const keyCache = new ByteStrings(64, 4096, 'utf8');
 
 /** A cursor over a body proto-walk.ts has checked: every read below stays inside its message. */
 export class Wire {
@@ -315,32 +313,14 @@ export class Wire {
   }
 
   /**
-   * A KeyValue's key. The same few keys come in every record, so short ones are kept by their bytes (KEY_CACHE):
+   * A KeyValue's key. The same few keys come in every record, so short ones are kept by their bytes (byte-strings.ts):
    * decoding each again made a new string per attribute, for V8 to look up in its string table as a property name.
    */
   key(): string {
     const end = this.end();
-    const length = end - this.pos;
-    if (length > MAX_CACHED_KEY || length === 0) return this.stringTo(end);
-    let hash = length;
-    for (let i = this.pos; i < end; i++) hash = Math.imul(hash ^ (this.buf[i] ?? 0), 0x01000193);
-    const cached = keyCache.get(hash);
-    if (cached !== undefined && this.holds(cached.bytes, end)) {
-      this.pos = end;
-      return cached.text;
-    }
-    const bytes = Uint8Array.prototype.slice.call(this.buf, this.pos, end);
-    const text = this.stringTo(end);
-    if (keyCache.size >= MAX_CACHED_KEYS) keyCache.clear();
-    keyCache.set(hash, { bytes, text });
-    return text;
-  }
-
-  /** Whether the bytes from pos to `end` are `bytes`. */
-  private holds(bytes: Uint8Array, end: number): boolean {
-    if (bytes.length !== end - this.pos) return false;
-    for (let i = 0; i < bytes.length; i++) if (bytes[i] !== this.buf[this.pos + i]) return false;
-    return true;
+    const key = keyCache.text(this.buf, this.pos, end);
+    this.pos = end;
+    return key;
   }
 
   /** The bytes from `start` to `end` as a latin1 string: one char a byte, a key that says which bytes they are. */

@@ -2,6 +2,7 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { DuckDBAppender, DuckDBConnection } from '@duckdb/node-api';
 import type { PreparedChunks } from './chunks-ahead.js';
+import { recycleChunk } from './chunk-writer.js';
 
 export async function withAppender(c: DuckDBConnection, table: string, fill: (a: DuckDBAppender) => void | Promise<void>): Promise<void> {
   const a = await c.createAppender(table);
@@ -20,10 +21,14 @@ export async function withAppender(c: DuckDBConnection, table: string, fill: (a:
  */
 export async function appendChunks(c: DuckDBConnection, table: string, chunks: PreparedChunks): Promise<void> {
   await withAppender(c, table, async (a) => {
-    for (const chunk of chunks.built) a.appendDataChunk(chunk);
+    for (const chunk of chunks.built) {
+      a.appendDataChunk(chunk);
+      recycleChunk(chunk);
+    }
     chunks.built.length = 0;
     for (const chunk of chunks.rest) {
       a.appendDataChunk(chunk);
+      recycleChunk(chunk);
       await yieldToLoop();
     }
   });

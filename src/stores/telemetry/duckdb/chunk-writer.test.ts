@@ -183,6 +183,71 @@ void describe('chunk writer', () => {
     assert.ok(Number(equal.getRowObjectsJS()[0]?.n) > 0);
   });
 
+  test('spans of a body read back row for row: beside bytes, JS strings, NULLs, a second body and a constant column', async () => {
+    // Column a mixes spans of one body with copies of the same bytes, long JS strings and spans of a second body (which
+    // are copied); column b holds lowercased ids, copied when they have an upper-case letter and pointed to when not.
+    await c.run('CREATE TABLE from_spans (k VARCHAR, a VARCHAR, b VARCHAR)');
+    const first = Buffer.from('{"msg":"GET /api/v2/orders/17 completed in 12 ms","id":"0A1B2C3D4E5F60718293A4B5C6D7E8F9","lower":"00f067aa0ba902b700f067aa0ba902b7","s":"short"}');
+    const second = Buffer.from('{"msg":"a message of another body, long enough"}');
+    const at = (body: Buffer, text: string): [number, number] => {
+      const start = body.indexOf(text);
+      return [start, start + text.length];
+    };
+    const msg = at(first, 'GET /api/v2/orders/17 completed in 12 ms');
+    const upper = at(first, '0A1B2C3D4E5F60718293A4B5C6D7E8F9');
+    const lower = at(first, '00f067aa0ba902b700f067aa0ba902b7');
+    const short = at(first, 'short');
+    const other = at(second, 'a message of another body, long enough');
+    const want: { k: string; a: string | null; b: string }[] = [];
+    await withAppender(c, 'from_spans', (a) => {
+      const w = new ChunkWriter(['varchar', 'varchar', 'varchar']);
+      for (let i = 0; i < 2 * CHUNK_ROWS + 100; i++) {
+        if (w.rows === 0) w.constant(0, 'tenant');
+        const row: { k: string; a: string | null; b: string } = { k: 'tenant', a: null, b: '' };
+        const pick = i % 6;
+        if (pick === 0) {
+          w.span(1, first, msg[0], msg[1]);
+          row.a = 'GET /api/v2/orders/17 completed in 12 ms';
+        } else if (pick === 1) {
+          w.span(1, first, short[0], short[1]);
+          row.a = 'short';
+        } else if (pick === 2) {
+          w.bytes(1, first, msg[0], msg[1]);
+          row.a = 'GET /api/v2/orders/17 completed in 12 ms';
+        } else if (pick === 3) {
+          w.string(1, `a long string only here ${i}`);
+          row.a = `a long string only here ${i}`;
+        } else if (pick === 4) {
+          w.span(1, second, other[0], other[1]);
+          row.a = 'a message of another body, long enough';
+        } else {
+          w.null(1);
+        }
+        if (i % 3 === 0) {
+          w.span(2, first, upper[0], upper[1], true);
+          row.b = '0a1b2c3d4e5f60718293a4b5c6d7e8f9';
+        } else if (i % 3 === 1) {
+          w.span(2, first, lower[0], lower[1], true);
+          row.b = '00f067aa0ba902b700f067aa0ba902b7';
+        } else {
+          w.span(2, first, msg[0] + 4, msg[1]);
+          row.b = '/api/v2/orders/17 completed in 12 ms';
+        }
+        want.push(row);
+        if (w.endRow()) w.flush(a);
+      }
+      w.flush(a);
+    });
+    const got = (await c.runAndReadAll('SELECT k, a, b FROM from_spans ORDER BY rowid')).getRowObjectsJS();
+    assert.deepEqual(got, want);
+    const grouped = (await c.runAndReadAll('SELECT b, count(*) AS n FROM from_spans GROUP BY b ORDER BY b')).getRowObjectsJS();
+    assert.deepEqual(grouped.map((r) => [r.b, Number(r.n)]), [
+      ['/api/v2/orders/17 completed in 12 ms', Math.floor(want.length / 3)],
+      ['00f067aa0ba902b700f067aa0ba902b7', Math.ceil((want.length - 1) / 3)],
+      ['0a1b2c3d4e5f60718293a4b5c6d7e8f9', Math.ceil(want.length / 3)],
+    ]);
+  });
+
   test('integral numbers go into BIGINT as the BigInt of them would: both ends of int32 and of safe integers, 2^63 wrapping', async () => {
     await c.run('CREATE TABLE ints (by_number BIGINT, by_bigint BIGINT)');
     const values = [0, 1, -1, 2 ** 31 - 1, 2 ** 31, -(2 ** 31), -(2 ** 31) - 1, 2 ** 32, 2 ** 32 + 7, -(2 ** 32) - 1,

@@ -59,11 +59,65 @@ function copyBytes(src: Uint8Array, start: number, end: number, to: Uint8Array, 
       const c = src[i] ?? 0;
       to[at + i - start] = c >= 0x41 && c <= 0x5a ? c + 0x20 : c;
     }
-  } else if (end - start > 64) {
-    to.set(src.subarray(start, end), at);
+  } else if (end - start > 128) {
+    // A plain view: a Buffer's subarray() is a Buffer, whose construction cost more than a copy loop of a few dozen bytes.
+    to.set(new Uint8Array(src.buffer, src.byteOffset + start, end - start), at);
   } else {
     for (let i = start; i < end; i++) to[at + i - start] = src[i] ?? 0;
   }
+}
+
+/**
+ * Chunks an appender has copied, emptied for ChunkWriters of the same column kinds to fill again (recycleChunk()). A
+ * chunk made anew each time got fresh memory for its vectors and string heap, which DuckDB frees only when the
+ * garbage collector finalizes the chunk's handle: every chunk's pages were first touched again, a page fault each 4 KB
+ * (~0.3 µs a row of a native line's ~330 bytes, and the RSS of the chunks waiting for collection).
+ */
+const freeChunks = new Map<string, DuckDBDataChunk[]>();
+const kindsOfChunk = new WeakMap<DuckDBDataChunk, string>();
+/** Most chunks kept free per set of column kinds: more than the chunks a write builds ahead (log-prefetch.ts). */
+const MAX_FREE_CHUNKS = 128;
+
+/**
+ * Gives a chunk made by a ChunkWriter back for reuse, once an appender has copied its rows (DuckDB's appender copies
+ * every value, strings included, into its own collection). Nothing may read the chunk after.
+ */
+export function recycleChunk(chunk: DuckDBDataChunk): void {
+  const kinds = kindsOfChunk.get(chunk);
+  if (kinds === undefined) return;
+  let free = freeChunks.get(kinds);
+  if (free === undefined) freeChunks.set(kinds, free = []);
+  if (free.length >= MAX_FREE_CHUNKS) return;
+  chunk.reset();
+  free.push(chunk);
+}
+
+/** Whether `src[start, end)` has an ASCII upper-case letter. */
+function hasUpper(src: Uint8Array, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) {
+    const c = src[i] ?? 0;
+    if (c >= 0x41 && c <= 0x5a) return true;
+  }
+  return false;
+}
+
+/** The address (low and high 32-bit words) in row `row`'s string_t of `vector`, as DuckDB wrote it. */
+function pointerOf(vector: duckdb.Vector, row: number): { low: number; high: number } {
+  const assigned = duckdb.vector_get_data(vector, (row + 1) * STRING_T);
+  const from = new DataView(assigned.buffer, assigned.byteOffset, assigned.byteLength);
+  const pointer = row * STRING_T + 8;
+  return {
+    low: from.getUint32(pointer + 4 * LOW_WORD, LOW_WORD === 0),
+    high: from.getUint32(pointer + 4 - 4 * LOW_WORD, LOW_WORD === 0),
+  };
+}
+
+/** The string_t at byte `at` of `words` made to point `offset` bytes past `copy`: the low word, carried into the high. */
+function pointInto(words: Int32Array, at: number, copy: { low: number; high: number }, offset: number): void {
+  const sum = copy.low + offset;
+  const word = at >> 2;
+  words[word + 2 + LOW_WORD] = sum >>> 0;
+  words[word + 3 - LOW_WORD] = copy.high + (sum >= 2 ** 32 ? 1 : 0);
 }
 
 export class ChunkWriter {
@@ -104,7 +158,21 @@ export class ChunkWriter {
   private readonly runRows: number[][];
   private readonly runOffsets: number[][];
 
+  /**
+   * The buffer the current chunk's spans (span()) are in, the stretch of it they cover, and per VARCHAR column the
+   * rows that hold one and where each starts in it.
+   */
+  private source: Uint8Array | null = null;
+  private sourceStart = Number.MAX_SAFE_INTEGER;
+  private sourceEnd = 0;
+  private readonly spanRows: number[][];
+  private readonly spanStarts: number[][];
+
+  /** The column kinds as one string: which free chunks this writer can take (recycleChunk()). */
+  private readonly kindsKey: string;
+
   constructor(private readonly kinds: readonly ColumnKind[]) {
+    this.kindsKey = kinds.join();
     this.numbers = kinds.map((k) => (k === 'bigint' ? new BigInt64Array(CHUNK_ROWS) : k === 'uuid' ? new DataView(new ArrayBuffer(16 * CHUNK_ROWS))
       : k === 'double' ? new Float64Array(CHUNK_ROWS) : k === 'boolean' ? new Uint8Array(CHUNK_ROWS) : null));
     this.words = this.numbers.map((n) => (n instanceof BigInt64Array ? new Int32Array(n.buffer) : null));
@@ -120,6 +188,8 @@ export class ChunkWriter {
     this.runUsed = kinds.map(() => 0);
     this.runRows = kinds.map(() => []);
     this.runOffsets = kinds.map(() => []);
+    this.spanRows = kinds.map(() => []);
+    this.spanStarts = kinds.map(() => []);
     this.start();
   }
 
@@ -178,6 +248,34 @@ export class ChunkWriter {
     this.runUsed[column] = used + length;
     this.runRows[column]?.push(this.rows);
     this.runOffsets[column]?.push(used);
+  }
+
+  /**
+   * bytes() for bytes of `src` that stay as they are until take(): a long string is not copied here at all. take()
+   * hands DuckDB the stretch of `src` the chunk's spans cover in one assignment and points each such row's string_t
+   * into DuckDB's copy: a native body's messages, ids and promoted texts of a chunk are one copy of its lines' text,
+   * where a copy loop in JS per value had been ~6 % of the store worker's time. A `lower` string with an upper-case
+   * letter, and a span of another source than the chunk's first, are copied as bytes() copies them.
+   */
+  span(column: number, src: Uint8Array, start: number, end: number, lower = false): void {
+    const length = end - start;
+    if (length <= INLINE || (this.source !== null && this.source !== src) || (lower && hasUpper(src, start, end))) {
+      this.bytes(column, src, start, end, lower);
+      return;
+    }
+    const strings = this.strings[column];
+    if (!strings) throw new TypeError(`chunk-writer: column ${column} is not VARCHAR`);
+    this.source = src;
+    if (start < this.sourceStart) this.sourceStart = start;
+    if (end > this.sourceEnd) this.sourceEnd = end;
+    const at = this.rows * STRING_T;
+    (this.words32[column] as Int32Array<ArrayBuffer>)[at >> 2] = length;
+    strings[at + 4] = src[start] ?? 0;
+    strings[at + 5] = src[start + 1] ?? 0;
+    strings[at + 6] = src[start + 2] ?? 0;
+    strings[at + 7] = src[start + 3] ?? 0;
+    this.spanRows[column]?.push(this.rows);
+    this.spanStarts[column]?.push(start);
   }
 
   /**
@@ -260,7 +358,9 @@ export class ChunkWriter {
   /** Appends the rows written so far and starts an empty chunk. */
   flush(appender: DuckDBAppender): void {
     const chunk = this.take();
-    if (chunk) appender.appendDataChunk(chunk);
+    if (!chunk) return;
+    appender.appendDataChunk(chunk);
+    recycleChunk(chunk);
   }
 
   /**
@@ -270,6 +370,7 @@ export class ChunkWriter {
   take(): DuckDBDataChunk | null {
     const n = this.rows;
     if (n === 0) return null;
+    this.takeSpans();
     this.kinds.forEach((kind, i) => {
       const vector = this.vector(i);
       const numbers = this.numbers[i];
@@ -333,27 +434,52 @@ export class ChunkWriter {
     const run = this.runs[column] as Uint8Array<ArrayBuffer>;
     const offsets = this.runOffsets[column] ?? [];
     const first = rows[0] ?? 0;
-    duckdb.vector_assign_string_element_len(vector, first, run.subarray(0, this.runUsed[column]));
-    const assigned = duckdb.vector_get_data(vector, (first + 1) * STRING_T);
-    const from = new DataView(assigned.buffer, assigned.byteOffset, assigned.byteLength);
-    const low = from.getUint32(first * STRING_T + 8, true);
-    const high = from.getUint32(first * STRING_T + 12, true);
-    const to = new DataView(strings.buffer, strings.byteOffset, strings.byteLength);
+    const used = this.runUsed[column] ?? 0;
+    duckdb.vector_assign_string_element_len(vector, first, run.subarray(0, used));
+    const copy = pointerOf(vector, first);
+    const words = this.words32[column] as Int32Array<ArrayBuffer>;
     for (let k = 0; k < rows.length; k++) {
       const at = (rows[k] ?? 0) * STRING_T;
       const offset = offsets[k] ?? 0;
-      const length = (offsets[k + 1] ?? this.runUsed[column] ?? 0) - offset;
-      to.setUint32(at, length, true);
-      for (let p = 0; p < 4; p++) strings[at + 4 + p] = run[offset + p] ?? 0;
-      const sum = low + offset; // the address's low word plus the offset, carried into the high word
-      to.setUint32(at + 8, sum % 2 ** 32, true);
-      to.setUint32(at + 12, high + (sum >= 2 ** 32 ? 1 : 0), true);
+      words[at >> 2] = (offsets[k + 1] ?? used) - offset;
+      strings[at + 4] = run[offset] ?? 0;
+      strings[at + 5] = run[offset + 1] ?? 0;
+      strings[at + 6] = run[offset + 2] ?? 0;
+      strings[at + 7] = run[offset + 3] ?? 0;
+      pointInto(words, at, copy, offset);
     }
+  }
+
+  /**
+   * The chunk's source stretch (span()) into DuckDB's string heap in one assignment, to a row of a column that has a
+   * span (that row's string_t is copied over afterwards, as every row's is), and each span's pointer into the copy.
+   */
+  private takeSpans(): void {
+    const src = this.source;
+    if (src === null) return;
+    const host = this.spanRows.findIndex((rows, i) => rows.length > 0 && this.constants[i] === null);
+    if (host < 0) return; // spans of constant columns only, whose rows take the constant
+    const hostRow = this.spanRows[host]?.[0] ?? 0;
+    const vector = this.vector(host);
+    duckdb.vector_assign_string_element_len(vector, hostRow, src.subarray(this.sourceStart, this.sourceEnd));
+    const copy = pointerOf(vector, hostRow);
+    this.spanRows.forEach((rows, column) => {
+      const words = this.words32[column];
+      const starts = this.spanStarts[column] ?? [];
+      if (!words) return;
+      for (let k = 0; k < rows.length; k++) pointInto(words, (rows[k] ?? 0) * STRING_T, copy, (starts[k] ?? 0) - this.sourceStart);
+    });
   }
 
   /** A fresh chunk: no constant, mask or string of the previous one carries over. */
   private start(): void {
-    this.chunk = DuckDBDataChunk.create(this.kinds.map((k) => TYPES[k]));
+    const reused = freeChunks.get(this.kindsKey)?.pop();
+    if (reused !== undefined) {
+      this.chunk = reused;
+    } else {
+      this.chunk = DuckDBDataChunk.create(this.kinds.map((k) => TYPES[k]));
+      kindsOfChunk.set(this.chunk, this.kindsKey);
+    }
     this.vectors = this.kinds.map((_k, i) => duckdb.data_chunk_get_vector(this.chunk.chunk, i));
     this.masks = this.kinds.map(() => null);
     this.constants = this.kinds.map(() => null);
@@ -364,6 +490,11 @@ export class ChunkWriter {
     for (const list of this.repeatRows) list.length = 0;
     for (const list of this.repeatOf) list.length = 0;
     this.runUsed.fill(0);
+    this.source = null;
+    this.sourceStart = Number.MAX_SAFE_INTEGER;
+    this.sourceEnd = 0;
+    for (const list of this.spanRows) list.length = 0;
+    for (const list of this.spanStarts) list.length = 0;
     for (const list of this.runRows) list.length = 0;
     for (const list of this.runOffsets) list.length = 0;
     this.looking.fill(true);

@@ -27,6 +27,9 @@ class RecordingSink implements RowSink {
     const text = Buffer.from(src.subarray(start, end)).toString('utf8');
     this.row.set(column, lower ? text.replace(/[A-Z]/g, (c) => c.toLowerCase()) : text);
   }
+  span(column: number, src: Uint8Array, start: number, end: number, lower = false): void {
+    this.bytes(column, src, start, end, lower);
+  }
   uuid(column: number, value: string): void {
     this.row.set(column, `uuid:${value}`);
   }
@@ -96,6 +99,24 @@ const EDGES = [
   '{"e":{}}',
   '{"_time":"2026-11-28T10:00:00+02:00","time":"2026-11-28 10:00:00,5","constructor":"c","toString":"t","hasOwnProperty":1}',
   '{"_msg":"a string twelve b","host":"twelve bytes","e":"thirteen byte"}',
+  // Times of one second, read from their bytes after the first (native-plain.ts timeOf), and what must not be.
+  '{"_time":"2026-11-28T10:00:01.5Z"}',
+  '{"_time":"2026-11-28T10:00:01Z"}',
+  '{"_time":"2026-11-28T10:00:01,25z"}',
+  '{"_time":"2026-11-28T10:00:01.1234567891234Z"}',
+  '{"_time":"2026-11-28T10:00:01.Z","time":"2026-11-28T10:00:01.000000001Z"}',
+  '{"_time":"2026-11-28T10:00:01.5+00:00"}',
+  '{"_time":"2026-11-28T10:00:01.5 Z"}',
+  '{"_time":" 2026-11-28T10:00:01.5Z"}',
+  '{"_time":"2026-11-28T10:00:01.5Zz"}',
+  '{"_time":"2026-11-28T10:00:02.5Z"}',
+  '{"_time":"2026-11-28T10:00:01.75Z"}',
+  '{"_time":"2026-12-31T23:59:60.5Z"}',
+  '{"_time":"2026-12-31T23:59:60Z"}',
+  '{"_time":"2262-04-11T23:47:16.854775807Z"}',
+  '{"_time":"2262-04-11T23:47:16.854775808Z","timestamp":"2262-04-11T23:47:16.1Z"}',
+  '{"_time":"1677-09-21T00:12:43.145224192Z"}',
+  '{"_time":"1677-09-21T00:12:43.145224191Z","date":"1677-09-21T00:12:43.9Z"}',
   // More fields than a PlainRow starts with room for.
   JSON.stringify(Object.fromEntries(Array.from({ length: 150 }, (_, i) => [`k${i}`, i % 3 === 0 ? i : i % 3 === 1 ? `v${i}` : { n: i }]))),
 ];
@@ -132,7 +153,8 @@ void describe('native lines written from their bytes', () => {
       'spanId', 'host', 'http', 'status', 'request_id', 'a', 'b', 'a.b', 'n', 'e', '', 'x y', 'Ünïcode', '7up', 'q"uote');
     const scalar = fc.oneof(
       fc.string(), fc.string({ unit: 'binary' }), fc.integer(), fc.double(), fc.boolean(), fc.constant(null),
-      fc.constantFrom('2026-11-28T10:00:00Z', '2026-11-28T10:00:00.123+01:00', '1700000000', 'not a time', '',
+      fc.constantFrom('2026-11-28T10:00:00Z', '2026-11-28T10:00:00.123+01:00', '2026-11-28T10:00:00.5Z', '2026-11-28T10:00:00,25z',
+        '2026-11-28T10:00:00.Z', '2026-11-28T10:00:00.5 Z', '1700000000', 'not a time', '',
         '0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d', 'ABCDEF', '{}', 1_700_000_000, 1_700_000_000_123, 0, -0),
     );
     const value = fc.letrec((tie) => ({

@@ -4,12 +4,12 @@
 // bytes()), and the `fields` text is put together from the spans of the values it keeps, each one already in the form
 // JSON.stringify would write it (native-plain.ts takes only such lines, or reads the value itself): issue 12 item 1's
 // "keep the unparsed remainder as text instead of re-serializing it".
-import { PlainRow, ValueKind, type StringSpan } from '../../../model/plain-row.js';
+import { PlainRow, ValueKind, type FieldName, type StringSpan } from '../../../model/plain-row.js';
 import type { ChunkWriter } from './chunk-writer.js';
 import { fits, type FieldColumn, type FieldKind } from './field-columns.js';
 
 /** The ChunkWriter calls a row takes (a test records them instead). */
-export type RowSink = Pick<ChunkWriter, 'bigint' | 'int' | 'string' | 'bytes' | 'uuid' | 'null'>;
+export type RowSink = Pick<ChunkWriter, 'bigint' | 'int' | 'string' | 'bytes' | 'span' | 'uuid' | 'null'>;
 
 /** Column positions of `logs` (log-appender.ts LOG_COLUMNS). */
 export const COLUMN = { time: 1, observed: 2, service: 3, severity: 4, msg: 5, traceId: 6, spanId: 7, stream: 8, fields: 9, order: 11 } as const;
@@ -29,8 +29,16 @@ const LITERAL = {
   [ValueKind.EmptyObject]: Buffer.from('"{}"'),
 } as const;
 
+interface PromotedColumn {
+  readonly index: number;
+  readonly kind: FieldKind;
+}
+
 export class PlainRowWriter {
-  private readonly byKey = new Map<string, { index: number; kind: FieldKind }>();
+  private readonly byKey = new Map<string, PromotedColumn>();
+  /** By field place: the name the last row had there, and its promoted column (field names are the same objects). */
+  private readonly placeNames: (FieldName | undefined)[] = [];
+  private readonly placeColumns: (PromotedColumn | undefined)[] = [];
   /** Per promoted column: the row's field holding its value, or -1. */
   private readonly promoted: Int32Array;
   /** The `fields` text being put together. */
@@ -55,7 +63,7 @@ export class PlainRowWriter {
     w.string(COLUMN.severity, row.severity);
     const { msg, traceId, spanId } = row;
     if (msg.text !== null) w.string(COLUMN.msg, msg.text);
-    else if (msg.present) w.bytes(COLUMN.msg, body, msg.start, msg.end);
+    else if (msg.present) w.span(COLUMN.msg, body, msg.start, msg.end);
     else w.string(COLUMN.msg, '');
     writeId(w, COLUMN.traceId, body, traceId);
     writeId(w, COLUMN.spanId, body, spanId);
@@ -87,7 +95,7 @@ export class PlainRowWriter {
       if (row.kinds[i] === 0) continue; // taken as the message, time, service, severity or an id
       const name = row.names[i];
       if (name === undefined) continue;
-      const col = this.byKey.get(name.text);
+      const col = this.columnOf(name, i);
       if (col !== undefined && this.fits(row, i, col.kind)) {
         this.promoted[col.index] = i;
         if (rest > 0 || col.index < lastIndex) canonical = false;
@@ -103,6 +111,15 @@ export class PlainRowWriter {
     return canonical;
   }
 
+  /** The promoted column of field `i`'s name; by its place first, as the rows of a body name their fields alike. */
+  private columnOf(name: FieldName, i: number): PromotedColumn | undefined {
+    if (this.placeNames[i] === name) return this.placeColumns[i];
+    const col = this.byKey.get(name.text);
+    this.placeNames[i] = name;
+    this.placeColumns[i] = col;
+    return col;
+  }
+
   /** field-columns.ts fits() for field `i`, asked without making its value where the kind tells. */
   private fits(row: PlainRow, i: number, kind: FieldKind): boolean {
     const valueKind = row.kinds[i];
@@ -116,7 +133,7 @@ export class PlainRowWriter {
     const valueKind = row.kinds[i];
     if (kind === 'int') w.int(column, row.numbers[i] ?? 0);
     else if (kind === 'uuid') w.uuid(column, valueKind === ValueKind.Text ? (row.texts[i] ?? '') : stringOf(row, i));
-    else if (valueKind === ValueKind.Bytes) w.bytes(column, row.bytes, row.starts[i] ?? 0, row.ends[i] ?? 0);
+    else if (valueKind === ValueKind.Bytes) w.span(column, row.bytes, row.starts[i] ?? 0, row.ends[i] ?? 0);
     else if (valueKind === ValueKind.Text) w.string(column, row.texts[i] ?? '');
     else w.string(column, '{}');
   }
@@ -175,7 +192,7 @@ export class PlainRowWriter {
 /** A trace or span id, lowercased as toLogEntry lowercases it ('' when absent). */
 function writeId(w: RowSink, column: number, body: Uint8Array, id: StringSpan): void {
   if (id.text !== null) w.string(column, id.text.toLowerCase());
-  else if (id.present) w.bytes(column, body, id.start, id.end, true);
+  else if (id.present) w.span(column, body, id.start, id.end, true);
   else w.string(column, '');
 }
 
