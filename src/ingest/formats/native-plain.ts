@@ -106,6 +106,8 @@ export class PlainLineReader {
   private backslashAfter = 0;
   /** By place in the row (its n-th name): the name the row before had there, looked at first. */
   private readonly lastNames: (Name | undefined)[] = [];
+  /** The parent each of lastNames was read under (null at the top level). */
+  private readonly lastParents: (Name | null | undefined)[] = [];
   private nameIndex = 0;
   /** The date and time to the second (`YYYY-MM-DDTHH:MM:SS`) of the last UTC time parsed, and that second in ns. */
   private readonly second = Buffer.alloc(SECOND_BYTES);
@@ -146,16 +148,27 @@ export class PlainLineReader {
     for (;;) {
       if (b[i] !== QUOTE) throw NOT_PLAIN;
       const nameStart = i + 1;
-      let nameEnd = nameStart;
-      for (; nameEnd < end; nameEnd++) {
-        const c = b[nameEnd] ?? 0;
-        if (c === QUOTE) break;
-        if (c === BACKSLASH || c < 0x20) throw NOT_PLAIN;
+      // The name the row before had at this place, under the same parent, is matched in one pass: it was checked
+      // when it was first read, so its bytes and a quote after them are the whole of the scan below.
+      const expected = this.lastNames[this.nameIndex];
+      let nameEnd = expected !== undefined && this.lastParents[this.nameIndex] === parent
+        ? knownNameEnd(expected, parent, b, nameStart, end) : -1;
+      let name: Name;
+      if (nameEnd >= 0 && expected !== undefined) {
+        this.nameIndex++;
+        name = expected;
+      } else {
+        nameEnd = nameStart;
+        for (; nameEnd < end; nameEnd++) {
+          const c = b[nameEnd] ?? 0;
+          if (c === QUOTE) break;
+          if (c === BACKSLASH || c < 0x20) throw NOT_PLAIN;
+        }
+        if (nameEnd >= end) throw NOT_PLAIN;
+        const first = b[nameStart] ?? 0;
+        if (first >= ZERO && first <= NINE) throw NOT_PLAIN;
+        name = this.name(parent, nameStart, nameEnd);
       }
-      if (nameEnd >= end) throw NOT_PLAIN;
-      const first = b[nameStart] ?? 0;
-      if (first >= ZERO && first <= NINE) throw NOT_PLAIN;
-      const name = this.name(parent, nameStart, nameEnd);
       i = this.space(nameEnd + 1, end);
       if (b[i] !== COLON) throw NOT_PLAIN;
       i = this.value(this.space(i + 1, end), end, name, depth);
@@ -410,6 +423,7 @@ export class PlainLineReader {
     if (last !== undefined && sameBytes(last.bytes, this.body, start, end, parent)) return last;
     const found = this.lookUp(parent, start, end);
     this.lastNames[place] = found;
+    this.lastParents[place] = parent;
     return found;
   }
 
@@ -428,6 +442,7 @@ export class PlainLineReader {
       this.names = new Map();
       this.nameCount = 0;
       this.lastNames.length = 0;
+      this.lastParents.length = 0;
     }
     const text = parent === null ? own : `${parent.text}.${own}`;
     const name: Name = {
@@ -458,6 +473,18 @@ function digitsEnd(b: Uint8Array, i: number, end: number): number {
   while (j < end && (b[j] ?? 0) >= ZERO && (b[j] ?? 0) <= NINE) j++;
   if (j === i) throw NOT_PLAIN;
   return j;
+}
+
+/**
+ * Where the name at `start` ends (its closing quote) when it is `name`'s own part under `parent`, which it was read
+ * under before (name.bytes is the parent's, a dot and its own); -1 when it is not.
+ */
+function knownNameEnd(name: Name, parent: Name | null, b: Uint8Array, start: number, end: number): number {
+  const offset = parent === null ? 0 : parent.bytes.length + 1;
+  const own = name.bytes.length - offset;
+  if (own < 0 || start + own >= end || b[start + own] !== QUOTE) return -1;
+  for (let k = 0; k < own; k++) if (b[start + k] !== name.bytes[offset + k]) return -1;
+  return start + own;
 }
 
 /**
