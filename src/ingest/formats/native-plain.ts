@@ -104,7 +104,7 @@ export class PlainLineReader {
   /** The first backslash of the body at or after `backslashAfter`, or its length: found once per stretch, not per string. */
   private backslash = 0;
   private backslashAfter = 0;
-  /** By place in the row (its n-th name): the name the row before had there, looked at first. */
+  /** By place in the row (its n-th name): the name the row before had there, matched first (knownNameEnd). */
   private readonly lastNames: (Name | undefined)[] = [];
   /** The parent each of lastNames was read under (null at the top level). */
   private readonly lastParents: (Name | null | undefined)[] = [];
@@ -419,8 +419,6 @@ export class PlainLineReader {
   /** The name `body[start, end)` under `parent`, the same object each time. */
   private name(parent: Name | null, start: number, end: number): Name {
     const place = this.nameIndex++;
-    const last = this.lastNames[place];
-    if (last !== undefined && sameBytes(last.bytes, this.body, start, end, parent)) return last;
     const found = this.lookUp(parent, start, end);
     this.lastNames[place] = found;
     this.lastParents[place] = parent;
