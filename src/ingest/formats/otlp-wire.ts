@@ -187,7 +187,8 @@ const keyCache = new ByteStrings(64, 4096, 'utf8');
 export class Wire {
   pos = 0;
 
-  constructor(private readonly buf: Buffer) {}
+  /** `buf`: the message's bytes, which known-series.ts reads a series' fields from. */
+  constructor(readonly buf: Buffer) {}
 
   /** A tag (field number and wire type): at most 4 bytes, as the walk allows. */
   tag(): number {
@@ -321,11 +322,6 @@ export class Wire {
     const key = keyCache.text(this.buf, this.pos, end);
     this.pos = end;
     return key;
-  }
-
-  /** The bytes from `start` to `end` as a latin1 string: one char a byte, a key that says which bytes they are. */
-  bytesKey(start: number, end: number): string {
-    return this.buf.toString('latin1', start, end);
   }
 
   base64(): string {

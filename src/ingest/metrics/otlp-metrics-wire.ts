@@ -180,7 +180,7 @@ class Reading {
     // A time of 0 is no time: the receipt time, as nanosToMsAt reads it.
     // What makes a point's labels: its family, its scope's labels and the bytes of its attributes (known-series.ts).
     const series = attributes === null ? null : seriesOfFields(wire, `otlp\u0000${family}\u0000${scope.key}\u0000`, attributes,
-      readPair, (pairs) => ({ name: family, labels: { ...otelLabels(pairs), ...scope.base } }), true);
+      readPair, (pairs) => ({ name: family, labels: { ...otelLabels(pairs), ...scope.base } }));
     wire.pos = end;
     this.push(series, timeMs === 0 ? this.nowMs : timeMs, (flags & NO_RECORDED_VALUE) !== 0 ? STALE : value);
   }

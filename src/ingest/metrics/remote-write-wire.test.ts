@@ -10,7 +10,8 @@ import type { MetricsRequest } from './parsed-metrics.js';
 import { comparable, expand } from './sample-columns.fixtures.js';
 import { encodeRemoteWrite } from './remote-write-proto.js';
 import { countRemoteWrite, decodeRemoteWriteBody, parseRemoteWrite } from './remote-write.js';
-import { wireCount, wireSampleColumns } from './remote-write-wire.js';
+import { wireSampleColumns } from './remote-write-wire.js';
+import { wireCount } from './remote-write-count.js';
 
 const req: MetricsRequest = { query: new URLSearchParams(), headers: {}, nowMs: 0 };
 
@@ -128,4 +129,26 @@ test('a series read before hands out the same labels object; other label bytes r
   assert.deepEqual(reordered, first);
   const twice = series([...up, { name: 'job', value: 'again' }]);
   for (let i = 0; i < 2; i++) assert.equal(wireSampleColumns(twice), null, 'refused each time');
+});
+
+test('the series that came next the time before is taken only when its bytes are all the same', () => {
+  const named = (labels: [string, string][]) => ({ labels: labels.map(([name, value]) => ({ name, value })), samples: [{ value: 1, timestamp: 1 }] });
+  const a = named([['__name__', 'order_a'], ['job', 'api']]);
+  const b = named([['__name__', 'order_b'], ['job', 'api'], ['route', '/users/1234']]);
+  const c = named([['__name__', 'order_c'], ['job', 'api']]);
+  const first = assertSame(encodeRemoteWrite(1, { timeseries: [a, b, c] }));
+  const again = assertSame(encodeRemoteWrite(1, { timeseries: [a, b, c] }));
+  assert.ok(again.series.every((s, i) => s === first.series[i]), 'the same objects, found in order');
+  // After `a` comes what differs from `b` in its last byte, is `b` cut short, or is `b` with one more label.
+  for (const other of [
+    named([['__name__', 'order_b'], ['job', 'api'], ['route', '/users/1235']]),
+    named([['__name__', 'order_b'], ['job', 'api'], ['route', '/users/123']]),
+    named([['__name__', 'order_b'], ['job', 'api']]),
+    named([['__name__', 'order_b'], ['job', 'api'], ['route', '/users/1234'], ['zone', 'z']]),
+  ]) {
+    const read = assertSame(encodeRemoteWrite(1, { timeseries: [a, other, c] }));
+    assert.notEqual(read.series[1], first.series[1]);
+    assert.equal(read.series[0], first.series[0]);
+    assert.equal(read.series[2], first.series[2]);
+  }
 });

@@ -1,8 +1,8 @@
 // Remote write 1.0 float samples read straight from the wire into columns (issue 12 item 2). protobufjs builds a
 // Sample message and a Long for every sample, and translateV1 a MetricSample on top: three objects a sample, which
 // the DuckDB worker made and dropped at ~300,000 samples/s, its garbage collector then taking 36 % of its time.
-// Here each series is read once (its labels checked by the same splitLabels) and its samples go into typed arrays;
-// the request thread's count reads the same way and makes no sample at all.
+// Here each series is read once (its labels checked by the same splitLabels) and its samples go into typed arrays.
+// The request thread's count is remote-write-count.ts.
 //
 // The columns are translateV1's samples, in the same order, for every body read here. A body is read here only when
 // proto-walk.ts has found that protobufjs decodes it (every length, wire type and string sound) and it is plain
@@ -13,7 +13,6 @@ import { Wire } from '../formats/otlp-wire.js';
 import type { MetricMetadata, SampleColumns } from '../../model/metric.js';
 import { seriesOfFields } from './known-series.js';
 import { ColumnsBuilder } from './sample-columns.js';
-import type { ParsedMetrics } from './parsed-metrics.js';
 import { RemoteWriteTypes } from './remote-write-proto.js';
 import { REMOTE_WRITE_MAX_SAMPLES, metadataOf, splitLabels } from './remote-write.js';
 
@@ -24,7 +23,7 @@ const FIELD = {
   /** WriteRequest */
   timeseries: (1 << 3) | 2, metadata: (3 << 3) | 2,
   /** TimeSeries */
-  labels: (1 << 3) | 2, samples: (2 << 3) | 2, exemplars: (3 << 3) | 2, histograms: (4 << 3) | 2,
+  labels: (1 << 3) | 2, samples: (2 << 3) | 2, histograms: (4 << 3) | 2,
   /** Label */
   name: (1 << 3) | 2, value: (2 << 3) | 2,
   /** Sample */
@@ -33,23 +32,21 @@ const FIELD = {
   type: (1 << 3) | 0, familyName: (2 << 3) | 2, help: (4 << 3) | 2, unit: (5 << 3) | 2,
 } as const;
 
-/** What a read found: the series, the samples (as columns when asked for), exemplars and metadata. */
+/** What a read found: the series, how many samples (in the columns) and the metadata. */
 interface Read {
   series: SampleColumns['series'];
   samples: number;
-  exemplars: number;
   metadata: Map<string, MetricMetadata>;
 }
 
 /**
- * Reads the body; null when the decoder must (see the header). With `columns`, every sample goes into them;
- * without, the samples are only counted. `walked`: the body is known to have passed proto-walk.ts (its count did,
- * FormatRequest.bodyWalked), which is then not run again.
+ * Reads the body's samples into `columns`; null when the decoder must (see the header). `walked`: the body is known
+ * to have passed proto-walk.ts (its count did, FormatRequest.bodyWalked), which is then not run again.
  */
-function readBody(body: Buffer, columns: ColumnsBuilder | null, walked: boolean): Read | null {
+function readBody(body: Buffer, columns: ColumnsBuilder, walked: boolean): Read | null {
   if (!walked && !decodesCleanly(body, RemoteWriteTypes.WriteRequest)) return null;
   const wire = new Wire(body);
-  const read: Read = { series: [], samples: 0, exemplars: 0, metadata: new Map() };
+  const read: Read = { series: [], samples: 0, metadata: new Map() };
   try {
     while (wire.pos < body.length) {
       const tag = wire.tag();
@@ -71,19 +68,8 @@ export function wireSampleColumns(body: Buffer, walked = false): SampleColumns |
   return read === null ? null : columns.done(read.series, [...read.metadata.values()]);
 }
 
-/**
- * countRemoteWrite's answer for a 1.0 body, from the wire (the request thread's count, IngestFormat.count): its stats
- * and its store rows (samples and metadata families). Null when the decoder must read the body, and give the exact
- * count or refusal.
- */
-export function wireCount(body: Buffer): { stats: ParsedMetrics['stats']; rows: number } | null {
-  const read = readBody(body, null, false);
-  if (read === null) return null;
-  return { stats: { samples: read.samples, histograms: 0, exemplars: read.exemplars }, rows: read.samples + read.metadata.size };
-}
-
 /** One TimeSeries: its labels wherever they lie (kept from an earlier read when the same bytes were), then its samples. */
-function readSeries(wire: Wire, end: number, read: Read, columns: ColumnsBuilder | null): void {
+function readSeries(wire: Wire, end: number, read: Read, columns: ColumnsBuilder): void {
   const labelFields: number[] = []; // start (at the tag) and end of each Label
   const samples: number[] = []; // start of each Sample, then its end
   while (wire.pos < end) {
@@ -97,13 +83,9 @@ function readSeries(wire: Wire, end: number, read: Read, columns: ColumnsBuilder
       samples.push(wire.pos, sampleEnd);
       wire.pos = sampleEnd;
     } else if (tag === FIELD.histograms) throw new NotFloatSamples();
-    else {
-      if (tag === FIELD.exemplars) read.exemplars++; // counted, not stored
-      wire.skip(tag);
-    }
+    else wire.skip(tag); // exemplars are not stored
   }
-  // The store worker's read keeps series (known-series.ts); the request thread's count keeps none, which would only
-  // hold a second copy of them in its heap. A label set splitLabels refuses is the decoder's.
+  // A label set splitLabels refuses is the decoder's.
   const where = `timeseries ${read.series.length}`;
   const labelled = seriesOfFields(wire, 'rw\u0000', labelFields, readLabel, (pairs) => {
     try {
@@ -111,11 +93,10 @@ function readSeries(wire: Wire, end: number, read: Read, columns: ColumnsBuilder
     } catch {
       throw new NotFloatSamples();
     }
-  }, columns !== null);
+  });
   const index = read.series.length;
   read.series.push(labelled);
   read.samples += samples.length / 2;
-  if (columns === null) return;
   if (read.samples > REMOTE_WRITE_MAX_SAMPLES) throw new NotFloatSamples();
   const after = wire.pos;
   for (let k = 0; k < samples.length; k += 2) {

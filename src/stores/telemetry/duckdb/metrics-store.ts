@@ -102,7 +102,7 @@ export function* metricChunks(batches: TenantBatch[], rows: MetricRows): Generat
     const columns = batch.deferredSamples?.readColumns?.() ?? null;
     if (columns !== null) {
       rows.metadata.push({ tenantId, families: columns.metadata });
-      const seriesRows = columns.series.map((s) => index.ofLabels(s.name, s.labels));
+      const seriesRows = columns.series.map((s) => index.ofSeries(s.name, s.labels));
       for (let k = 0; k < columns.count; k++) {
         const series = seriesRows[columns.seriesOf[k] ?? 0];
         if (series === undefined) throw new RangeError(`metrics-store: sample ${k} names no series`);

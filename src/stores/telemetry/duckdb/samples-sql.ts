@@ -73,13 +73,17 @@ function knownSeriesId(key: string, name: string, labels: Readonly<Record<string
   return id;
 }
 
-/** What a series is, whatever its tenant: its SeriesIndex key, its labels' JSON and its id (and the id as text). */
+/**
+ * What a series is, whatever its tenant: its SeriesIndex key, its labels' JSON and its id (and the id as text); `row`,
+ * its SeriesRow for the tenant it was last asked for (a sender's series come back with every write, of one tenant).
+ */
 interface SeriesIdentity {
   name: string;
   key: string;
   labelsJson: string;
   seriesId: bigint;
   idText: string;
+  row: SeriesRow | null;
 }
 
 /**
@@ -97,7 +101,7 @@ function identityOf(name: string, labelsObject: Readonly<Record<string, string>>
     const labelsJson = JSON.stringify(labels);
     const key = `${name}\u0000${labelsJson}`;
     const id = knownSeriesId(key, name, labels);
-    identity = { name, key, labelsJson, seriesId: id, idText: id.toString() };
+    identity = { name, key, labelsJson, seriesId: id, idText: id.toString(), row: null };
     identities.set(labelsObject, identity);
   }
   return identity;
@@ -117,14 +121,24 @@ export class SeriesIndex {
     return this.ofLabels(s.name, s.labels);
   }
 
-  /** The series of `name` and `labels`. */
+  /** The series of `name` and `labels`, for a labels object that may come again in this batch (a sample's). */
   ofLabels(name: string, labelsObject: Readonly<Record<string, string>>): SeriesRow {
     let row = this.byLabelsObject.get(labelsObject);
     if (row?.name !== name) {
-      const { key, seriesId: id, labelsJson, idText } = identityOf(name, labelsObject);
-      row = this.series.get(key);
-      if (!row) this.series.set(key, (row = { tenantId: this.tenantId, seriesId: id, name, labelsJson, idText }));
+      row = this.ofSeries(name, labelsObject);
       this.byLabelsObject.set(labelsObject, row);
+    }
+    return row;
+  }
+
+  /** The series of `name` and `labels`, for a labels object given once (a series of a wire reader's columns). */
+  ofSeries(name: string, labelsObject: Readonly<Record<string, string>>): SeriesRow {
+    const identity = identityOf(name, labelsObject);
+    let row = this.series.get(identity.key);
+    if (row === undefined) {
+      row = identity.row?.tenantId === this.tenantId ? identity.row
+        : (identity.row = { tenantId: this.tenantId, seriesId: identity.seriesId, name, labelsJson: identity.labelsJson, idText: identity.idText });
+      this.series.set(identity.key, row);
     }
     return row;
   }
