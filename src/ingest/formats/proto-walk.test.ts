@@ -126,3 +126,22 @@ void test('nesting deeper than the walk checks is left to the decoder', () => {
   for (let i = 0; i < 20; i++) shallow = { arrayValue: { values: [shallow] } };
   assert.equal(decodesCleanly(encodeMessage(AnyValue, shallow), AnyValue), true);
 });
+
+void test('fields numbered past the walk\'s table are known or unknown as the type says', () => {
+  const root = protobuf.parse('syntax = "proto3"; message Wide { string low = 3; string high = 100; Wide child = 200; }').root;
+  const Wide = root.lookupType('Wide');
+  const cases: [string, number[], boolean][] = [
+    // [what, body, does the walk say it decodes]
+    ['a known string numbered 100', delimited(100, [0x41]), true],
+    ['a known string numbered 100 that is not UTF-8', delimited(100, [0xc3, 0x28]), false],
+    ['a known string numbered 100 on a varint', field(100, 0, 1), false],
+    ['a known message numbered 200, nesting', delimited(200, delimited(100, [0x42])), true],
+    ['a known message numbered 200 holding bad UTF-8', delimited(200, delimited(3, [0xff])), false],
+    ['unknown fields numbered 65 and 100,000', [...field(65, 0, 1), ...delimited(100_000, [0xff])], true],
+  ];
+  for (const [what, bytes, walks] of cases) {
+    const body = Buffer.from(bytes);
+    assert.equal(decodesCleanly(body, Wide), walks, what);
+    if (walks) assert.ok(decodes(body, Wide), `the decoder reads ${what}`);
+  }
+});

@@ -23,10 +23,24 @@ export type FieldVisitor = (type: Type, field: number, start: number, end: numbe
 interface FieldShape {
   wire: 0 | 1 | 2 | 5;
   /** The field's message type, for a message field. */
-  message: Type | null;
+  message: TypeShape | null;
   /** A string field: its bytes must be valid UTF-8. */
   utf8: boolean;
 }
+
+/**
+ * A message type's fields by number, resolved once: an array for the numbers up to MAX_LISTED_FIELD (most messages
+ * number their fields from 1), a map past it. A field absent is unknown; null, one the walk does not check (a map or a
+ * group). The walk looks a shape up per field it meets, so this is its hot path: a WeakMap lookup per message and a
+ * Map lookup per field were ~half the walk's time on remote write's small Sample messages.
+ */
+interface TypeShape {
+  type: Type;
+  listed: (FieldShape | null | undefined)[];
+  beyond: Map<number, FieldShape | null>;
+}
+
+const MAX_LISTED_FIELD = 64;
 
 /** Nesting the walk checks; a deeper body is left to the decoder (whose own limit is 100). */
 const MAX_DEPTH = 64;
@@ -36,26 +50,32 @@ const SCALAR_WIRE: Record<string, 0 | 1 | 5> = {
   fixed64: 1, sfixed64: 1, bool: 0,
 };
 
-const shapes = new WeakMap<Type, Map<number, FieldShape | null>>();
+const shapes = new WeakMap<Type, TypeShape>();
 
-/** A type's fields by number; null for a field the walk does not check (a map or a group). */
-function shapesOf(type: Type): Map<number, FieldShape | null> {
-  let byNumber = shapes.get(type);
-  if (byNumber) return byNumber;
-  byNumber = new Map();
+/** A type's shape, made once (its message fields' shapes made as they are first needed by shapeOf's caller). */
+function shapeOf(type: Type): TypeShape {
+  let shape = shapes.get(type);
+  if (shape) return shape;
+  shape = { type, listed: new Array<FieldShape | null | undefined>(MAX_LISTED_FIELD + 1).fill(undefined), beyond: new Map() };
+  shapes.set(type, shape); // before the fields: a type may nest itself
   for (const field of type.fieldsArray) {
     field.resolve();
     const resolved = field.resolvedType;
-    let shape: FieldShape | null = null;
-    if (field.map || field.delimited) shape = null;
-    else if (resolved instanceof protobuf.Type) shape = { wire: 2, message: resolved, utf8: false };
-    else if (resolved instanceof protobuf.Enum) shape = { wire: 0, message: null, utf8: false };
-    else if (field.type === 'string' || field.type === 'bytes') shape = { wire: 2, message: null, utf8: field.type === 'string' };
-    else if (SCALAR_WIRE[field.type] !== undefined) shape = { wire: SCALAR_WIRE[field.type] ?? 0, message: null, utf8: false };
-    byNumber.set(field.id, shape);
+    let fieldShape: FieldShape | null = null;
+    if (field.map || field.delimited) fieldShape = null;
+    else if (resolved instanceof protobuf.Type) fieldShape = { wire: 2, message: shapeOf(resolved), utf8: false };
+    else if (resolved instanceof protobuf.Enum) fieldShape = { wire: 0, message: null, utf8: false };
+    else if (field.type === 'string' || field.type === 'bytes') fieldShape = { wire: 2, message: null, utf8: field.type === 'string' };
+    else if (SCALAR_WIRE[field.type] !== undefined) fieldShape = { wire: SCALAR_WIRE[field.type] ?? 0, message: null, utf8: false };
+    if (field.id <= MAX_LISTED_FIELD) shape.listed[field.id] = fieldShape;
+    else shape.beyond.set(field.id, fieldShape);
   }
-  shapes.set(type, byNumber);
-  return byNumber;
+  return shape;
+}
+
+/** The shape of field `field` of `shape`'s type: undefined when unknown, null when the walk does not check it. */
+function fieldShapeOf(shape: TypeShape, field: number): FieldShape | null | undefined {
+  return field <= MAX_LISTED_FIELD ? shape.listed[field] : shape.beyond.get(field);
 }
 
 /**
@@ -63,7 +83,7 @@ function shapesOf(type: Type): Map<number, FieldShape | null> {
  * false means "not sure": decode the body for the answer, and forget what was visited.
  */
 export function decodesCleanly(body: Uint8Array, type: Type, visit?: FieldVisitor): boolean {
-  return walk(body, type, 0, body.length, 0, visit);
+  return walk(body, shapeOf(type), 0, body.length, 0, visit);
 }
 
 /** The value of the varint read last by `smallVarint`. */
@@ -95,16 +115,15 @@ function validUtf8(buf: Uint8Array, start: number, end: number): boolean {
   return true;
 }
 
-function walk(buf: Uint8Array, type: Type, pos: number, end: number, depth: number, visit?: FieldVisitor): boolean {
+function walk(buf: Uint8Array, type: TypeShape, pos: number, end: number, depth: number, visit?: FieldVisitor): boolean {
   if (depth > MAX_DEPTH) return false;
-  const byNumber = shapesOf(type);
   while (pos < end) {
     pos = smallVarint(buf, pos, end);
     if (pos < 0) return false;
     const field = varintValue >>> 3;
     const wire = varintValue & 7;
     if (field === 0) return false;
-    const shape = byNumber.get(field);
+    const shape = fieldShapeOf(type, field);
     if (shape === null || (shape !== undefined && shape.wire !== wire)) return false;
     switch (wire) {
       case 0:
@@ -125,7 +144,7 @@ function walk(buf: Uint8Array, type: Type, pos: number, end: number, depth: numb
         if (shape === undefined) break;
         if (shape.message !== null && !walk(buf, shape.message, start, pos, depth + 1, visit)) return false;
         if (shape.utf8 && !validUtf8(buf, start, pos)) return false;
-        visit?.(type, field, start, pos);
+        visit?.(type.type, field, start, pos);
         break;
       }
       default:
