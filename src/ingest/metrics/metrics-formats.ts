@@ -46,7 +46,7 @@ export const otlpMetricsFormat: IngestFormat = {
       ...samples,
       readColumns() {
         try {
-          return otlpWireColumns(body, metricsRequest(req).nowMs, req.bodyWalked === true);
+          return otlpWireColumns(body, metricsRequest(req).nowMs, req.bodyWalked === true, rows);
         } catch {
           return null; // read() then meets the same trouble and reports it
         }
@@ -95,7 +95,7 @@ export const remoteWriteFormat: IngestFormat = {
       ...samples,
       readColumns() {
         try {
-          return wireSampleColumns(remoteWriteProtobuf(body, req), req.bodyWalked === true);
+          return wireSampleColumns(remoteWriteProtobuf(body, req), req.bodyWalked === true, rows);
         } catch {
           return null; // read() then meets the same trouble and reports it
         }

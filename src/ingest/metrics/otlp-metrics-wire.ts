@@ -285,10 +285,11 @@ function readBody(body: Buffer, nowMs: number, columns: ColumnsBuilder | null, w
 
 /**
  * The samples and metadata parseOtlpMetrics gives of a protobuf body, as columns; null when the decoder must read it
- * (see the header). `nowMs`: the receipt time, for points without one.
+ * (see the header). `nowMs`: the receipt time, for points without one; `expected`: how many rows its count found, if
+ * known.
  */
-export function otlpWireColumns(body: Buffer, nowMs: number, walked = false): SampleColumns | null {
-  const columns = new ColumnsBuilder();
+export function otlpWireColumns(body: Buffer, nowMs: number, walked = false, expected = 0): SampleColumns | null {
+  const columns = new ColumnsBuilder(expected);
   const reading = readBody(body, nowMs, columns, walked);
   return reading === null ? null : columns.done(reading.series, [...reading.metadata.values()]);
 }

@@ -61,9 +61,12 @@ function readBody(body: Buffer, columns: ColumnsBuilder, walked: boolean): Read 
   return read.samples > REMOTE_WRITE_MAX_SAMPLES ? null : read;
 }
 
-/** The body's samples as columns, or null when the decoder must read it (see the header and readBody). */
-export function wireSampleColumns(body: Buffer, walked = false): SampleColumns | null {
-  const columns = new ColumnsBuilder();
+/**
+ * The body's samples as columns, or null when the decoder must read it (see the header and readBody). `expected`: how
+ * many rows its count found, if known.
+ */
+export function wireSampleColumns(body: Buffer, walked = false, expected = 0): SampleColumns | null {
+  const columns = new ColumnsBuilder(expected);
   const read = readBody(body, columns, walked);
   return read === null ? null : columns.done(read.series, [...read.metadata.values()]);
 }
