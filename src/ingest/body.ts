@@ -47,8 +47,6 @@ export class ClientAbortedError extends ServiceError {
 export interface ReadBodyOptions {
   /** Longest silence between two chunks before the read fails with BodyTimeoutError. Default 30 s. */
   idleTimeoutMs?: number;
-  /** Called with each chunk kept, in order (IngestFormat.countAhead). */
-  onChunk?: (chunk: Buffer) => void;
 }
 
 /** Collects the body as received, refusing it as soon as it passes `maxBytes`. */
@@ -77,7 +75,6 @@ export function readBody(req: IncomingMessage, maxBytes: number, options: ReadBo
         return;
       }
       chunks.push(buf);
-      options.onChunk?.(buf);
       timer.refresh();
     };
     const onEnd = (): void => {

@@ -39,13 +39,6 @@ export interface CountedBody {
   bodyWalked?: boolean;
 }
 
-/** What IngestFormat.countAhead gives: fed each chunk of the body in order, then asked once for its count. */
-export interface ChunkCounter {
-  push(chunk: Buffer): void;
-  /** The body's entries as count() would give them; null when count() must read the body to be sure. */
-  entries(): number | null;
-}
-
 export interface IngestFormat {
   /** Stored with every row (`native`, `otlp`, `loki`, …). */
   readonly name: string;
@@ -61,13 +54,7 @@ export interface IngestFormat {
    * without building the batch. The request thread then does this much and no more; the store parses the body
    * from the WAL (issue 12 item 1: each line is turned into rows once, off the request thread).
    */
-  count?(body: Buffer, req: FormatRequest, ahead?: ChunkCounter | null): CountedBody | Promise<CountedBody>;
-  /**
-   * Only with count(): a counter to feed the body's chunks as they arrive, when it comes with no Content-Encoding.
-   * count() is then handed it with the whole body, and takes its answer when it has one (issue 12 item 1: the check
-   * of each line overlaps the upload instead of following it).
-   */
-  countAhead?(): ChunkCounter;
+  count?(body: Buffer, req: FormatRequest): CountedBody | Promise<CountedBody>;
   /**
    * Only with a walKey, for a format whose parse() gives log entries and nothing else: those entries as windows parsed
    * while they are read (model/batch.ts LogWindows), for a store that appends as it parses; null when the body is

@@ -10,7 +10,7 @@ import { authorize } from '../auth/authorize.js';
 import type { KeyResolver } from '../auth/key-resolver.js';
 import type { Clock } from '../clock.js';
 import { ServiceError } from '../errors.js';
-import type { ChunkCounter, CountedBody, FormatRequest, IngestFormat, ParsedBody } from './format.js';
+import type { CountedBody, FormatRequest, IngestFormat, ParsedBody } from './format.js';
 import { BodyTooLargeError, ClientAbortedError, decodeBody, readBody } from './body.js';
 import { batchEntryCount, emptyBatch, type Batch } from '../model/batch.js';
 import { msToNs } from '../model/time.js';
@@ -85,14 +85,13 @@ export class IngestPipeline {
       route.gate?.(plan);
       await this.deps.admission.checkOpen(grant.account, plan);
 
-      const ahead = req.headers['content-encoding'] === undefined ? route.format.countAhead?.() ?? null : null;
-      const raw = await readBody(req, route.maxReceivedBytes, ahead === null ? {} : { onChunk: (chunk) => { ahead.push(chunk); } });
+      const raw = await readBody(req, route.maxReceivedBytes);
       const body = await decodeBody(raw, req.headers['content-encoding'], {
         maxDecodedBytes: route.maxDecodedBytes,
         tooLarge: route.tooLarge,
       });
       const formatReq: FormatRequest = { path: ctx.path, query: ctx.query, headers: req.headers, nowNs: msToNs(nowMs) };
-      const { counted, batch } = await readEntries(route.format, body, formatReq, body === raw ? ahead : null);
+      const { counted, batch } = await readEntries(route.format, body, formatReq);
       const entries = counted.entries;
 
       const ticket = await this.deps.admission.admit(grant.account, grant.tenant.id, plan, entries, body.length);
@@ -138,8 +137,8 @@ export class IngestPipeline {
  * The body counted (a format with count(): the store parses it later, from the WAL) or parsed into its batch. Either
  * way the same refusals, the same counts.
  */
-async function readEntries(format: IngestFormat, body: Buffer, req: FormatRequest, ahead: ChunkCounter | null): Promise<{ counted: CountedBody; batch?: Batch }> {
-  if (format.count) return { counted: await format.count(body, req, ahead) };
+async function readEntries(format: IngestFormat, body: Buffer, req: FormatRequest): Promise<{ counted: CountedBody; batch?: Batch }> {
+  if (format.count) return { counted: await format.count(body, req) };
   const parsed = await format.parse(body, req);
   const rows = parsed.batch.logs.length + parsed.batch.spans.length + (parsed.batch.samples?.length ?? 0)
     + (parsed.batch.metadata?.length ?? 0) + (parsed.batch.replay?.length ?? 0);

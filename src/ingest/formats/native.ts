@@ -13,7 +13,6 @@ import { TEXT_WINDOW_BYTES, textOf, textWindowEnd, utf8Text } from '../utf8-text
 import { jsonObjectDepth } from './json-scan.js';
 import { PlainLineReader } from './native-plain.js';
 import type { PlainLines } from '../../model/plain-row.js';
-import type { ChunkCounter } from '../format.js';
 
 /** Event time candidates in order; the first that parses is used (VictoriaLogs `-_time_field`). */
 export const TIME_FIELDS = ['_time', 'timestamp', '@timestamp', 'time', 'date'] as const;
@@ -34,83 +33,12 @@ export function parseNative(body: Buffer, nowNs: bigint): Batch {
  * line nested deeply enough to overflow the flattening (fields.ts jsonText), goes through parseNative's own path,
  * which gives the exact 400 (or reads a single pretty-printed object); so the two can never disagree on a body.
  */
-export function countNative(body: Buffer, nowNs: bigint, ahead?: ChunkCounter | null): number {
-  const counted = ahead?.entries() ?? null;
-  if (counted !== null) return counted;
+export function countNative(body: Buffer, nowNs: bigint): number {
   const first = firstContent(body);
   if (first === body.length) return 0;
   if (body[first] === 0x5b /* [ */) return parseArray(utf8Text(body.subarray(first)), nowNs).length;
   const count = countObjectLines(body);
   return count >= 0 ? count : parseLines(body, nowNs).length;
-}
-
-/**
- * countObjectLines over a body's chunks as they arrive (IngestFormat.countAhead): the request thread checks each
- * line while the rest of the body is still on its way, so the check no longer adds its whole time (~3 ms a MB on the
- * bench's machine) to the acknowledgement's. A line split between chunks is checked once whole. Whatever this cannot
- * be sure of (a line that is not an object, or one nested deeper than countObjectLines takes) makes entries() null, and
- * countNative reads the body for the answer, so the two never differ.
- */
-export class NativeCountAhead implements ChunkCounter {
-  private count = 0;
-  private unsure = false;
-  private started = false;
-  /** The pieces of a line not ended yet, and their length. */
-  private readonly tail: Buffer[] = [];
-  private tailLength = 0;
-
-  push(chunk: Buffer): void {
-    if (this.unsure) return;
-    let pos = 0;
-    if (!this.started) {
-      this.started = true;
-      // A BOM cut by the chunk's end is not skipped, and the line it starts is then not an object: unsure.
-      pos = bomLength(chunk);
-    }
-    for (;;) {
-      const newline = chunk.indexOf(0x0a, pos);
-      if (newline < 0) {
-        if (pos < chunk.length) {
-          this.tail.push(chunk.subarray(pos));
-          this.tailLength += chunk.length - pos;
-        }
-        return;
-      }
-      let sure: boolean;
-      if (this.tailLength > 0) {
-        this.tail.push(chunk.subarray(pos, newline));
-        sure = this.endTail(this.tailLength + newline - pos);
-      } else sure = this.line(chunk, pos, newline);
-      if (!sure) return;
-      pos = newline + 1;
-    }
-  }
-
-  entries(): number | null {
-    if (!this.started) return null;
-    if (this.tailLength > 0 && !this.unsure) this.endTail(this.tailLength);
-    return this.unsure ? null : this.count;
-  }
-
-  private endTail(length: number): boolean {
-    const line = Buffer.concat(this.tail, length);
-    this.tail.length = 0;
-    this.tailLength = 0;
-    return this.line(line, 0, line.length);
-  }
-
-  /**
-   * One line, [start, end) of `buf` up to its newline, as countObjectLines takes it (a CR before the newline left
-   * out); false once the count is unsure.
-   */
-  private line(buf: Buffer, start: number, end: number): boolean {
-    const lineEnd = end > start && buf[end - 1] === 0x0d ? end - 1 : end;
-    if (isBlankBytes(buf, start, lineEnd)) return true;
-    const depth = jsonObjectDepth(buf, start, lineEnd);
-    if (depth < 0 || depth >= MAX_SAFE_DEPTH) this.unsure = true;
-    else this.count++;
-    return !this.unsure;
-  }
 }
 
 /** How many lines of `body` are not blank, when each is one JSON object nested less than MAX_SAFE_DEPTH; else -1. */
