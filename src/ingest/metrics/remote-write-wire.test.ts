@@ -152,3 +152,16 @@ test('the series that came next the time before is taken only when its bytes are
     assert.equal(read.series[2], first.series[2]);
   }
 });
+
+test('past the most series kept, the store starts again and every series still reads as its own labels', () => {
+  const many = 100_001; // one past known-series.ts MAX_KNOWN_SERIES
+  const named = (i: number) => ({ labels: [{ name: '__name__', value: 'wide' }, { name: 'n', value: String(i) }], samples: [{ value: i, timestamp: i }] });
+  const all = wireSampleColumns(encodeRemoteWrite(1, { timeseries: Array.from({ length: many }, (_, i) => named(i)) }));
+  assert.ok(all);
+  assert.equal(all.series.length, many);
+  for (const i of [0, 1, 99_999, 100_000]) assert.deepEqual(all.series[i], { name: 'wide', labels: { n: String(i) } });
+  // The first series, dropped when the store started again, and the last, kept after: read in the order they came.
+  const again = assertSame(encodeRemoteWrite(1, { timeseries: [named(0), named(100_000), named(1), named(2)] }));
+  assert.deepEqual(again.series.map((s) => s.labels['n']), ['0', '100000', '1', '2']);
+  assert.equal(again.series[1], all.series[100_000], 'kept after the start again');
+});
