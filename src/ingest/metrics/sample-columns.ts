@@ -2,10 +2,10 @@
 // no object per sample (issue 12 item 2), and model/metric.ts SampleColumns when done.
 import type { MetricMetadata, SampleColumns } from '../../model/metric.js';
 
-/** Growable sample columns: sample k is of series `seriesOf[k]`, at `timeMs[k]`, with `values[k]`. */
 /** The most room a count given ahead makes (a body holds at most REMOTE_WRITE_MAX_SAMPLES; more grows as it is read). */
 const MAX_EXPECTED = 1 << 19;
 
+/** Growable sample columns: sample k is of series `seriesOf[k]`, at `timeMs[k]`, with `values[k]`. */
 export class ColumnsBuilder {
   count = 0;
   seriesOf: Uint32Array;
