@@ -52,7 +52,7 @@ const SCALAR_WIRE: Record<string, 0 | 1 | 5> = {
 
 const shapes = new WeakMap<Type, TypeShape>();
 
-/** A type's shape, made once (its message fields' shapes made as they are first needed by shapeOf's caller). */
+/** A type's shape, made once, with the shapes of the message types its fields hold (a type nesting itself links back). */
 function shapeOf(type: Type): TypeShape {
   let shape = shapes.get(type);
   if (shape) return shape;
@@ -115,7 +115,7 @@ function validUtf8(buf: Uint8Array, start: number, end: number): boolean {
   return true;
 }
 
-function walk(buf: Uint8Array, type: TypeShape, pos: number, end: number, depth: number, visit?: FieldVisitor): boolean {
+function walk(buf: Uint8Array, message: TypeShape, pos: number, end: number, depth: number, visit?: FieldVisitor): boolean {
   if (depth > MAX_DEPTH) return false;
   while (pos < end) {
     pos = smallVarint(buf, pos, end);
@@ -123,7 +123,7 @@ function walk(buf: Uint8Array, type: TypeShape, pos: number, end: number, depth:
     const field = varintValue >>> 3;
     const wire = varintValue & 7;
     if (field === 0) return false;
-    const shape = fieldShapeOf(type, field);
+    const shape = fieldShapeOf(message, field);
     if (shape === null || (shape !== undefined && shape.wire !== wire)) return false;
     switch (wire) {
       case 0:
@@ -144,7 +144,7 @@ function walk(buf: Uint8Array, type: TypeShape, pos: number, end: number, depth:
         if (shape === undefined) break;
         if (shape.message !== null && !walk(buf, shape.message, start, pos, depth + 1, visit)) return false;
         if (shape.utf8 && !validUtf8(buf, start, pos)) return false;
-        visit?.(type.type, field, start, pos);
+        visit?.(message.type, field, start, pos);
         break;
       }
       default:
