@@ -24,7 +24,8 @@ import { CommittedKeys, MetricPrefetch, appendMetrics, hasSamples } from './metr
 import { oldestData, spanDurations } from './detector-reads-sql.js';
 import { sampleTracesSql } from './trace-sample-sql.js';
 import { withAppender } from './appender.js';
-import { DuckdbSeriesSource, METRIC_TABLES_SQL } from './samples-sql.js';
+import { DuckdbSeriesSource, METRIC_TABLES_SQL, SAMPLE_COLUMNS } from './samples-sql.js';
+import { migrateSampleTenants, TENANT_REF_OF_$1, TenantRefs } from './sample-tenants.js';
 import { eventToJson, linkToJson, rowToSpan, str, big } from '../sql/span-rows.js';
 import type { SeriesSource } from '../../../model/series-source.js';
 import type { ReplayChunk } from '../../../model/replay.js';
@@ -96,10 +97,13 @@ export async function openDuckdbStore(path: string, options: DuckdbStoreOptions 
       await writer.run(sql);
     }
     await migrateFieldColumns(writer);
+    await migrateSampleTenants(writer);
     await writer.run('COMMIT');
     const fieldColumns = await loadFieldColumns({ all: async (sql, params) => (await writer.runAndReadAll(sql, params)).getRowObjectsJS() });
     await checkColumns(writer, 'logs', [...LOG_COLUMNS, ...fieldColumns.map((c) => c.column)]);
     await checkColumns(writer, 'spans', SPAN_COLUMNS);
+    await checkColumns(writer, 'metric_samples', [...SAMPLE_COLUMNS]);
+    const tenantRefs = await TenantRefs.load(writer);
     const readers: Lane[] = [];
     for (let i = 0; i < READ_CONNECTIONS; i++) {
       const c = await instance.connect();
@@ -107,7 +111,7 @@ export async function openDuckdbStore(path: string, options: DuckdbStoreOptions 
       readers.push(new Lane(c));
     }
     const threads = Number((await writer.runAndReadAll("SELECT current_setting('threads') AS n")).getRowObjectsJS()[0]?.n);
-    return new DuckdbStore(instance, new Lane(writer), readers, new FieldLayout(fieldColumns), {
+    return new DuckdbStore(instance, new Lane(writer), readers, new FieldLayout(fieldColumns), tenantRefs, {
       path, promotion: options.promotion ?? DEFAULT_PROMOTION, compaction: options.compaction ?? DEFAULT_COMPACTION,
       threads: { normal: threads, cores: options.cores ?? availableParallelism() },
     });
@@ -182,7 +186,7 @@ class DuckdbStore implements DuckdbTelemetryStore {
 
   constructor(
     private readonly instance: DuckDBInstance, private readonly writer: Lane, private readonly readers: Lane[],
-    private readonly fields: FieldLayout, private readonly policy: StorePolicy,
+    private readonly fields: FieldLayout, private readonly tenantRefs: TenantRefs, private readonly policy: StorePolicy,
   ) {
     this.threads = new WriteThreads({
       ...policy.threads,
@@ -209,7 +213,7 @@ class DuckdbStore implements DuckdbTelemetryStore {
     if (this.closed || this.prefetch !== null || this.writer.pending === 0) return;
     const logs = batches.some((b) => logCount(b.batch) > 0)
       ? new LogPrefetch(batches, this.fields.columns, this.fields.writableColumns().length, this.commitReached) : null;
-    const metrics = hasSamples(batches) ? new MetricPrefetch(batches, this.commitReached) : null;
+    const metrics = hasSamples(batches) ? new MetricPrefetch(batches, this.commitReached, this.tenantRefs) : null;
     if (logs || metrics) this.prefetch = { batches, logs, metrics };
   }
 
@@ -244,7 +248,7 @@ class DuckdbStore implements DuckdbTelemetryStore {
           await appendLogs(c, batches, columns, writable, ahead?.logs?.take(columns) ?? undefined);
           await appendSpans(c, batches);
           await appendReplay(c, batches);
-          const metricKeys = await appendMetrics(c, batches, this.metricKeys, ahead?.metrics?.take());
+          const metricKeys = await appendMetrics(c, batches, this.metricKeys, this.tenantRefs, ahead?.metrics?.take());
           await c.run('UPDATE wal_state SET position = $1 WHERE id = 1', [walPosition]);
           reachCommit();
           await c.run('COMMIT');
@@ -396,7 +400,7 @@ class DuckdbStore implements DuckdbTelemetryStore {
         const logs = await c.run('DELETE FROM logs WHERE tenant_id = $1 AND time_ns < $2', [tenantId, beforeNs]);
         const spans = await c.run('DELETE FROM spans WHERE tenant_id = $1 AND start_ns < $2', [tenantId, beforeNs]);
         const replay = await c.run('DELETE FROM replay_chunks WHERE tenant_id = $1 AND end_ns < $2', [tenantId, beforeNs]);
-        const samples = await c.run('DELETE FROM metric_samples WHERE tenant_id = $1 AND time_ms < $2', [tenantId, beforeNs / 1_000_000n]);
+        const samples = await c.run(`DELETE FROM metric_samples WHERE tenant_ref = ${TENANT_REF_OF_$1} AND time_ms < $2`, [tenantId, beforeNs / 1_000_000n]);
         await c.run('COMMIT');
         return logs.rowsChanged + spans.rowsChanged + replay.rowsChanged + samples.rowsChanged;
       } catch (e) {

@@ -114,7 +114,8 @@ void describe('duckdb store: a write prepared while the one before commits', () 
       s.prepareWrite(second);
       await Promise.all([w1, s.write(second, 20n)]);
       const got = (await s.reader.all(
-        "SELECT count(*) AS n, count(DISTINCT time_ms) AS times, count(DISTINCT series_id) AS series FROM metric_samples WHERE tenant_id = 't1'", []))[0];
+        "SELECT count(*) AS n, count(DISTINCT time_ms) AS times, count(DISTINCT series_id) AS series FROM metric_samples " +
+        "WHERE tenant_ref = (SELECT tenant_ref FROM metric_tenants WHERE tenant_id = 't1')", []))[0];
       assert.deepEqual(got, { n: BigInt(7 * CHUNK_ROWS + 3), times: BigInt(7 * CHUNK_ROWS + 3), series: 5n });
       assert.equal((await s.reader.all("SELECT count(*) AS n FROM metric_series WHERE tenant_id = 't1'", []))[0]?.n, 5n);
       assert.equal((await peekDuckdbLogs(s, 't1')).length, 30);

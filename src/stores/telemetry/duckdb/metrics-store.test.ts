@@ -11,6 +11,7 @@ import { wireSampleColumns } from '../../../ingest/metrics/remote-write-wire.js'
 import { CHUNK_ROWS } from './chunk-writer.js';
 import { CommittedKeys, MAX_METRIC_CHUNKS_AHEAD, MetricPrefetch, appendMetrics } from './metrics-store.js';
 import { METRIC_TABLES_SQL, seriesId } from './samples-sql.js';
+import { TenantRefs } from './sample-tenants.js';
 import { staleMarker } from '../../../model/metric.js';
 
 const turns = async (n: number): Promise<void> => {
@@ -19,11 +20,16 @@ const turns = async (n: number): Promise<void> => {
 
 let instance: DuckDBInstance;
 let c: DuckDBConnection;
+let tenants: TenantRefs;
+/** Each sample with its tenant id and its series' name, as reads join them. */
+const SAMPLES = '(SELECT t.tenant_id, d.series_id, s.name, d.time_ms, d.value, d.stale, d.rowid AS row_id FROM metric_samples d ' +
+  'JOIN metric_tenants t USING (tenant_ref) JOIN metric_series s ON s.tenant_id = t.tenant_id AND s.series_id = d.series_id)';
 
 before(async () => {
   instance = await DuckDBInstance.create(':memory:');
   c = await instance.connect();
   for (const sql of METRIC_TABLES_SQL) await c.run(sql);
+  tenants = await TenantRefs.load(c);
 });
 after(() => {
   c.closeSync();
@@ -45,7 +51,7 @@ async function count(table: string): Promise<number> {
 
 async function write(batches: TenantBatch[], known: CommittedKeys, outcome: 'COMMIT' | 'ROLLBACK'): Promise<void> {
   await c.run('BEGIN TRANSACTION');
-  const added = await appendMetrics(c, batches, known);
+  const added = await appendMetrics(c, batches, known, tenants);
   await c.run(outcome);
   if (outcome === 'COMMIT') known.commit(added);
 }
@@ -88,7 +94,7 @@ test('samples are written a vector at a time with their values, stale markers an
     { tenantId: 't1', format: 'remote_write', batch: { logs: [], spans: [], samples } },
     { tenantId: 't2', format: 'remote_write', batch: { logs: [], spans: [], samples: [{ name: 'up', labels, timeMs: 1, value: 1e308 }] } },
   ], new CommittedKeys(), 'COMMIT');
-  const rows = (await c.runAndReadAll('SELECT tenant_id, series_id, name, time_ms, value, stale FROM metric_samples ORDER BY tenant_id, time_ms')).getRowObjectsJS();
+  const rows = (await c.runAndReadAll(`SELECT tenant_id, series_id, name, time_ms, value, stale FROM ${SAMPLES} ORDER BY tenant_id, time_ms`)).getRowObjectsJS();
   assert.equal(rows.length, 5001);
   const id = seriesId('vec_total', labels);
   assert.deepEqual(rows[0], { tenant_id: 't1', series_id: id, name: 'vec_total', time_ms: 10_000n, value: 0, stale: false });
@@ -121,7 +127,7 @@ test('samples given as columns (remote write read from the wire) are stored as t
     { tenantId: 'by-samples', format: 'remote_write', batch: { logs: [], spans: [], samples: parsed.samples, metadata: parsed.metadata } },
   ], new CommittedKeys(), 'COMMIT');
   const rows = async (tenant: string) => (await c.runAndReadAll(
-    `SELECT series_id, name, time_ms, CAST(value AS VARCHAR) AS value, stale FROM metric_samples WHERE tenant_id = '${tenant}' ORDER BY rowid`,
+    `SELECT series_id, name, time_ms, CAST(value AS VARCHAR) AS value, stale FROM ${SAMPLES} WHERE tenant_id = '${tenant}' ORDER BY row_id`,
   )).getRowObjectsJS();
   const byColumns = await rows('by-columns');
   assert.equal(byColumns.length, 2700);
@@ -143,18 +149,18 @@ test('sample chunks built ahead wait for the commit before, stop at their cap, a
   const batches: TenantBatch[] = [{ tenantId: 't1', format: 'remote_write', batch: { logs: [], spans: [], samples,
     metadata: [{ name: 'ahead_total', type: 'counter', help: 'Ahead.', unit: '' }] } }];
   let reachCommit = (): void => undefined;
-  const ahead = new MetricPrefetch(batches, new Promise<void>((resolve) => { reachCommit = resolve; }));
+  const ahead = new MetricPrefetch(batches, new Promise<void>((resolve) => { reachCommit = resolve; }), tenants);
   await turns(5);
   assert.equal(ahead.take().built.length, 0, 'nothing is built before the commit before');
 
-  const p = new MetricPrefetch(batches, Promise.resolve());
+  const p = new MetricPrefetch(batches, Promise.resolve(), tenants);
   await turns(MAX_METRIC_CHUNKS_AHEAD + 20);
   const prepared = p.take();
   assert.equal(prepared.built.length, MAX_METRIC_CHUNKS_AHEAD);
   assert.equal(prepared.rows.series.length, 0, 'the series are known once every sample is read');
   const known = new CommittedKeys();
   await c.run('BEGIN TRANSACTION');
-  const added = await appendMetrics(c, batches, known, prepared);
+  const added = await appendMetrics(c, batches, known, tenants, prepared);
   await c.run('COMMIT');
   known.commit(added);
   assert.equal(await count('metric_samples'), rows);
@@ -168,7 +174,7 @@ test('sample chunks built ahead wait for the commit before, stop at their cap, a
 test('a refused sample fails the take of the chunks built ahead, as appending it would have', async () => {
   const bad: TenantBatch[] = [{ tenantId: 't1', format: 'remote_write', batch: { logs: [], spans: [],
     samples: [{ name: 'bad', labels: {}, timeMs: Number.NaN, value: 1 }] } }];
-  const p = new MetricPrefetch(bad, Promise.resolve());
+  const p = new MetricPrefetch(bad, Promise.resolve(), tenants);
   await turns(3);
   assert.throws(() => p.take(), RangeError);
 });

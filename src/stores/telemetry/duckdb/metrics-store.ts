@@ -7,9 +7,10 @@ import { SAMPLE_COLUMNS, SeriesIndex, type SeriesRow } from './samples-sql.js';
 import { ChunkWriter, type ColumnKind } from './chunk-writer.js';
 import { appendChunks, withAppender } from './appender.js';
 import { ChunksAhead, type PreparedChunks } from './chunks-ahead.js';
+import type { TenantRefs } from './sample-tenants.js';
 
 /** The kinds of SAMPLE_COLUMNS, in order. */
-const SAMPLE_KINDS: ColumnKind[] = ['varchar', 'bigint', 'varchar', 'bigint', 'double', 'boolean'];
+const SAMPLE_KINDS: ColumnKind[] = ['bigint', 'bigint', 'bigint', 'double', 'boolean'];
 if (SAMPLE_KINDS.length !== SAMPLE_COLUMNS.length) throw new Error('metrics-store: SAMPLE_KINDS does not match SAMPLE_COLUMNS');
 
 /** The writer connection's staging table for new series (insertSeries). */
@@ -57,8 +58,9 @@ export class CommittedKeys {
   }
 }
 const NONE: ReadonlySet<string> = new Set();
-/** The scope of metadata rows, and of a tenant's series. */
+/** The scope of metadata rows, of tenant numbers, and of a tenant's series. */
 const METADATA_SCOPE = 'm';
+const TENANT_SCOPE = 't';
 const seriesScope = (tenantId: string): string => `s\u0000${tenantId}`;
 
 /** Whether a write has samples to append (a batch may carry only metadata, or no metrics at all). */
@@ -66,8 +68,12 @@ export function hasSamples(batches: readonly TenantBatch[]): boolean {
   return batches.some((b) => (b.batch.samples?.length ?? 0) > 0 || (b.batch.deferredSamples?.rows ?? 0) > 0);
 }
 
-/** What a write's metric chunks leave to insert once appended: each batch's series and metadata families. */
+/**
+ * What a write's metric chunks leave to insert once appended: the number of each tenant with samples
+ * (sample-tenants.ts), each batch's series and metadata families.
+ */
 export interface MetricRows {
+  tenants: Map<string, number>;
   series: { tenantId: string; rows: ReadonlyMap<string, SeriesRow> }[];
   metadata: { tenantId: string; families: readonly MetricMetadata[] }[];
 }
@@ -83,21 +89,23 @@ export interface PreparedMetrics extends PreparedChunks {
  * object per sample. A deferred batch is parsed here, when its turn comes, and let go after (model/batch.ts
  * DeferredSamples). Building needs no transaction, so it can run while the write before commits (MetricPrefetch).
  */
-export function* metricChunks(batches: TenantBatch[], rows: MetricRows): Generator<DuckDBDataChunk, void> {
+export function* metricChunks(batches: TenantBatch[], rows: MetricRows, tenants: TenantRefs): Generator<DuckDBDataChunk, void> {
   const w = new ChunkWriter(SAMPLE_KINDS);
+  let tenantRef = 0;
   /** Writes one sample's row; true when that filled the chunk. */
-  const put = (tenantId: string, series: SeriesRow, timeMs: number, value: number): boolean => {
-    if (w.rows === 0) w.constant(0, tenantId); // a chunk holds one batch's rows
+  const put = (series: SeriesRow, timeMs: number, value: number): boolean => {
     const stale = isStaleMarker(value);
+    w.int(0, tenantRef);
     w.bigint(1, series.seriesId);
-    w.string(2, series.name);
-    w.int(3, Math.trunc(timeMs));
-    w.double(4, stale ? Number.NaN : value);
-    w.boolean(5, stale);
+    w.int(2, Math.trunc(timeMs));
+    w.double(3, stale ? Number.NaN : value);
+    w.boolean(4, stale);
     return w.endRow();
   };
   for (const { tenantId, batch } of batches) {
     const index = new SeriesIndex(tenantId);
+    tenantRef = tenants.refOf(tenantId);
+    rows.tenants.set(tenantId, tenantRef);
     // Columns when the format reads them so (remote write 1.0, OTLP gauges and sums): no object per sample.
     const columns = batch.deferredSamples?.readColumns?.() ?? null;
     if (columns !== null) {
@@ -106,12 +114,12 @@ export function* metricChunks(batches: TenantBatch[], rows: MetricRows): Generat
       for (let k = 0; k < columns.count; k++) {
         const series = seriesRows[columns.seriesOf[k] ?? 0];
         if (series === undefined) throw new RangeError(`metrics-store: sample ${k} names no series`);
-        if (put(tenantId, series, columns.timeMs[k] ?? 0, columns.values[k] ?? 0)) yield w.take() as DuckDBDataChunk;
+        if (put(series, columns.timeMs[k] ?? 0, columns.values[k] ?? 0)) yield w.take() as DuckDBDataChunk;
       }
     } else {
       const { samples, metadata } = samplesOf(batch);
       rows.metadata.push({ tenantId, families: metadata });
-      for (const s of samples) if (put(tenantId, index.of(s), s.timeMs, s.value)) yield w.take() as DuckDBDataChunk;
+      for (const s of samples) if (put(index.of(s), s.timeMs, s.value)) yield w.take() as DuckDBDataChunk;
     }
     rows.series.push({ tenantId, rows: index.series });
     const last = w.take();
@@ -124,10 +132,10 @@ export const MAX_METRIC_CHUNKS_AHEAD = 128;
 
 /** The next write's sample chunks, built while the write before commits (chunks-ahead.ts). */
 export class MetricPrefetch {
-  private readonly rows: MetricRows = { series: [], metadata: [] };
+  private readonly rows: MetricRows = { tenants: new Map(), series: [], metadata: [] };
   private readonly ahead: ChunksAhead;
-  constructor(readonly batches: TenantBatch[], start: Promise<void>) {
-    this.ahead = new ChunksAhead(metricChunks(batches, this.rows), MAX_METRIC_CHUNKS_AHEAD, start);
+  constructor(readonly batches: TenantBatch[], start: Promise<void>, tenants: TenantRefs) {
+    this.ahead = new ChunksAhead(metricChunks(batches, this.rows, tenants), MAX_METRIC_CHUNKS_AHEAD, start);
   }
   take(): PreparedMetrics {
     return { ...this.ahead.take(), rows: this.rows };
@@ -138,13 +146,14 @@ export class MetricPrefetch {
 }
 
 /**
- * Appends the batches' samples (`ahead`: their chunks begun by a MetricPrefetch) and inserts the series and metadata
- * rows not in `known`. Returns the keys it inserted, for known.commit() after COMMIT (a rolled-back insert must not
- * be remembered).
+ * Appends the batches' samples (`ahead`: their chunks begun by a MetricPrefetch, with the same `tenants`) and inserts
+ * the tenant numbers, series and metadata rows not in `known`. Returns the keys it inserted, for known.commit() after
+ * COMMIT (a rolled-back insert must not be remembered).
  */
-export async function appendMetrics(c: DuckDBConnection, batches: TenantBatch[], known: CommittedKeys, ahead?: PreparedMetrics): Promise<CommittedKey[]> {
-  const rows: MetricRows = ahead?.rows ?? { series: [], metadata: [] };
-  const chunks = ahead ?? { built: [], rest: metricChunks(batches, rows) };
+export async function appendMetrics(c: DuckDBConnection, batches: TenantBatch[], known: CommittedKeys, tenants: TenantRefs,
+  ahead?: PreparedMetrics): Promise<CommittedKey[]> {
+  const rows: MetricRows = ahead?.rows ?? { tenants: new Map(), series: [], metadata: [] };
+  const chunks = ahead ?? { built: [], rest: metricChunks(batches, rows, tenants) };
   // Without samples there is no appender to open: the chunks' generator only reads the batches' metadata.
   if (hasSamples(batches)) await appendChunks(c, 'metric_samples', chunks);
   else while (chunks.rest.next().done !== true) continue;
@@ -168,9 +177,14 @@ export async function appendMetrics(c: DuckDBConnection, batches: TenantBatch[],
       if (!known.has(METADATA_SCOPE, key)) metadata.set(key, row);
     }
   }
+  const newTenants = [...rows.tenants].filter(([tenantId]) => !known.has(TENANT_SCOPE, tenantId));
+  // A number committed by an earlier process is already there; a number another tenant holds is refused (UNIQUE).
+  for (const [tenantId, ref] of newTenants) {
+    await c.run('INSERT INTO metric_tenants VALUES ($1, $2) ON CONFLICT (tenant_id) DO NOTHING', [tenantId, BigInt(ref)]);
+  }
   await insertSeries(c, [...series.values()].flatMap((byId) => [...byId.values()]));
   await insertIgnoring(c, 'metric_metadata', '($1, $2, $3, $4, $5)', 5, [...metadata.values()]);
-  const added: CommittedKey[] = [];
+  const added: CommittedKey[] = newTenants.map(([tenantId]) => [TENANT_SCOPE, tenantId]);
   for (const [scope, byId] of series) for (const id of byId.keys()) added.push([scope, id]);
   for (const key of metadata.keys()) added.push([METADATA_SCOPE, key]);
   return added;

@@ -62,7 +62,7 @@ describe('samples-sql', () => {
     assert.equal(rows.series[0]?.labelsJson, '{"a":"1"}');
     assert.deepEqual(rows.samples.map((r) => [r.timeMs, r.stale]), [[1n, false], [2n, true]]);
     assert.deepEqual([...SERIES_COLUMNS], ['tenant_id', 'series_id', 'name', 'labels']);
-    assert.deepEqual([...SAMPLE_COLUMNS], ['tenant_id', 'series_id', 'name', 'time_ms', 'value', 'stale']);
+    assert.deepEqual([...SAMPLE_COLUMNS], ['tenant_ref', 'series_id', 'time_ms', 'value', 'stale']);
   });
 
   it('binds every value as a parameter and always the tenant', async () => {

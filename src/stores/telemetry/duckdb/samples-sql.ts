@@ -1,24 +1,23 @@
 // Metric samples in DuckDB, for the Prometheus API (DESIGN §4, query/promql/): the tables, the rows a write
 // appends, and DuckdbSeriesSource, the PromQL engine's SeriesSource over the store's read executor.
-// A series is stored once in metric_series, keyed per tenant by a 63-bit hash of its sorted label set; each
-// sample row repeats tenant, series id and metric name so that a read selects by tenant + name + time on
-// metric_samples alone. A staleness marker is a row with `stale`: DuckDB keeps NaN but not its payload bits.
+// A series is stored once in metric_series, keyed per tenant by a 63-bit hash of its sorted label set, with its name;
+// a sample row holds its tenant's number (sample-tenants.ts) and its series id, and a read selects the series first and
+// joins their samples by id within the tenant and time range. A staleness marker is a row with `stale`: DuckDB keeps
+// NaN but not its payload bits.
 // Matchers compile to parameters only; regex matchers use RE2 (`regexp_full_match`), fully anchored as
 // Prometheus anchors them; an absent label reads as "".
 import { createHash } from 'node:crypto';
 import { isStaleMarker, setLabel, type MetricMetadata, type MetricSample } from '../../../model/metric.js';
 import type { LabelMatcher, SeriesSource, StoredSeries } from '../../../model/series-source.js';
 import type { SqlExecutor, SqlParam } from '../sql/dialect.js';
+import { ADD_TENANT_SQL, samplesTableSql, TENANT_REF_OF_$1, TENANTS_TABLE_SQL } from './sample-tenants.js';
 
 export const SERIES_TABLE_SQL = `
 CREATE TABLE IF NOT EXISTS metric_series (
   tenant_id VARCHAR NOT NULL, series_id BIGINT NOT NULL, name VARCHAR NOT NULL, labels JSON NOT NULL,
   PRIMARY KEY (tenant_id, series_id))`;
 
-export const SAMPLES_TABLE_SQL = `
-CREATE TABLE IF NOT EXISTS metric_samples (
-  tenant_id VARCHAR NOT NULL, series_id BIGINT NOT NULL, name VARCHAR NOT NULL, time_ms BIGINT NOT NULL,
-  value DOUBLE NOT NULL, stale BOOLEAN NOT NULL)`;
+export const SAMPLES_TABLE_SQL = samplesTableSql('metric_samples');
 
 export const METADATA_TABLE_SQL = `
 CREATE TABLE IF NOT EXISTS metric_metadata (
@@ -26,11 +25,11 @@ CREATE TABLE IF NOT EXISTS metric_metadata (
   unit VARCHAR NOT NULL, PRIMARY KEY (tenant_id, name, type, help, unit))`;
 
 /** Every statement the store runs at open, in order. */
-export const METRIC_TABLES_SQL: readonly string[] = [SERIES_TABLE_SQL, SAMPLES_TABLE_SQL, METADATA_TABLE_SQL];
+export const METRIC_TABLES_SQL: readonly string[] = [SERIES_TABLE_SQL, TENANTS_TABLE_SQL, SAMPLES_TABLE_SQL, METADATA_TABLE_SQL];
 
 /** Column order of the tables, for positional appenders (and a check at open, as duckdb-store does). */
 export const SERIES_COLUMNS = ['tenant_id', 'series_id', 'name', 'labels'] as const;
-export const SAMPLE_COLUMNS = ['tenant_id', 'series_id', 'name', 'time_ms', 'value', 'stale'] as const;
+export const SAMPLE_COLUMNS = ['tenant_ref', 'series_id', 'time_ms', 'value', 'stale'] as const;
 export const METADATA_COLUMNS = ['tenant_id', 'name', 'type', 'help', 'unit'] as const;
 
 /** `idText`: the id in decimal, for keys (metrics-store.ts CommittedKeys). */
@@ -170,15 +169,21 @@ async function insertChunked<T>(exec: SqlExecutor, head: string, rowSql: (base: 
   }
 }
 
-/** Writes a batch through plain INSERTs (tests and small writers; the store may append SAMPLE_COLUMNS instead). */
+/**
+ * Writes a batch through plain INSERTs (tests and small writers): the tenant gets its number in SQL. The store appends
+ * SAMPLE_COLUMNS instead, with the numbers its writer gives out (sample-tenants.ts TenantRefs); the two never share a file.
+ */
 export async function insertSamples(exec: SqlExecutor, tenantId: string, samples: readonly MetricSample[]): Promise<void> {
   const rows = sampleRows(tenantId, samples);
   await insertChunked(exec, 'INSERT OR IGNORE INTO metric_series VALUES ',
     (b) => `($${b + 1}, $${b + 2}, $${b + 3}, CAST($${b + 4} AS JSON))`, 4, rows.series,
     (r) => [r.tenantId, r.seriesId, r.name, r.labelsJson]);
+  await exec.all(ADD_TENANT_SQL, [tenantId]);
+  const ref = (await exec.all(`SELECT ${TENANT_REF_OF_$1} AS ref`, [tenantId]))[0]?.ref;
+  if (typeof ref !== 'bigint' && typeof ref !== 'number') throw new Error(`samples-sql: tenant ${tenantId} got no number`);
   await insertChunked(exec, 'INSERT INTO metric_samples VALUES ',
-    (b) => `($${b + 1}, $${b + 2}, $${b + 3}, $${b + 4}, CAST($${b + 5} AS DOUBLE), $${b + 6})`, 6, rows.samples,
-    (r) => [r.tenantId, r.seriesId, r.name, r.timeMs, doubleParam(r.value), r.stale]);
+    (b) => `($${b + 1}, $${b + 2}, $${b + 3}, CAST($${b + 4} AS DOUBLE), $${b + 5})`, 5, rows.samples,
+    (r) => [BigInt(ref), r.seriesId, r.timeMs, doubleParam(r.value), r.stale]);
 }
 
 export async function insertMetadata(exec: SqlExecutor, tenantId: string, metadata: readonly MetricMetadata[]): Promise<void> {
@@ -216,7 +221,7 @@ function setSql(set: readonly LabelMatcher[], p: Params): string {
 /** Series of the tenant matching any set (all when none) with a sample in [start, end]. */
 function seriesWhere(sets: readonly LabelMatcher[][], startMs: number, endMs: number, p: Params): string {
   const any = sets.length === 0 ? 'TRUE' : sets.map((s) => `(${setSql(s, p)})`).join(' OR ');
-  return `s.tenant_id = $1 AND (${any}) AND EXISTS (SELECT 1 FROM metric_samples d WHERE d.tenant_id = $1 ` +
+  return `s.tenant_id = $1 AND (${any}) AND EXISTS (SELECT 1 FROM metric_samples d WHERE d.tenant_ref = ${TENANT_REF_OF_$1} ` +
     `AND d.series_id = s.series_id AND d.time_ms BETWEEN ${p.add(timeParam(startMs))} AND ${p.add(timeParam(endMs))})`;
 }
 
@@ -237,12 +242,10 @@ export class DuckdbSeriesSource implements SeriesSource {
 
   async select(tenantId: string, matchers: LabelMatcher[], startMs: number, endMs: number): Promise<StoredSeries[]> {
     const p = new Params(tenantId);
-    const nameEq = matchers.find((m) => m.name === '__name__' && m.type === '=');
     const sql = `WITH s AS (SELECT series_id, name, CAST(labels AS VARCHAR) AS labels_json FROM metric_series s ` +
       `WHERE s.tenant_id = $1 AND ${setSql(matchers, p)}) ` +
       'SELECT d.series_id, s.name, s.labels_json, d.time_ms, d.value, d.stale FROM metric_samples d ' +
-      `JOIN s ON d.series_id = s.series_id WHERE d.tenant_id = $1 ` +
-      (nameEq ? `AND d.name = ${p.add(nameEq.value)} ` : '') +
+      `JOIN s ON d.series_id = s.series_id WHERE d.tenant_ref = ${TENANT_REF_OF_$1} ` +
       `AND d.time_ms BETWEEN ${p.add(timeParam(startMs))} AND ${p.add(timeParam(endMs))} ORDER BY d.series_id, d.time_ms`;
     const out: StoredSeries[] = [];
     let current: StoredSeries | undefined;
