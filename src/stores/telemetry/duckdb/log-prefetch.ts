@@ -8,10 +8,13 @@ import type { FieldColumn } from './field-columns.js';
 import { logChunks } from './log-appender.js';
 
 /**
- * Most chunks built ahead (2,048 rows each): ~130,000 rows, the rows the worker fills during a commit of the bench's
- * writes, and ~40 MB of DuckDB vectors for its ~300-byte entries.
+ * Most chunks built ahead (2,048 rows each): 245,760 rows, a whole write of the drain's (wal.ts batchRows), ~75 MB of
+ * DuckDB vectors for the bench's ~300-byte entries. At 64 the worker filled its 64 during a commit and then waited
+ * (~25 % of its thread idle under full NDJSON load); five interleaved harness pairs stored 128,149 / 123,862 / 124,750 /
+ * 126,610 / 109,325 entries/s at 120 against 112,295 / 119,935 / 115,895 / 112,796 / 103,393 at 64. Tried at 120 twice
+ * before (within noise then, while other costs held the worker).
  */
-export const MAX_CHUNKS_AHEAD = 64;
+export const MAX_CHUNKS_AHEAD = 120;
 
 export class LogPrefetch {
   private readonly ahead: ChunksAhead;
