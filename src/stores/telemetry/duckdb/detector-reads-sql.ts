@@ -5,7 +5,7 @@ import type { LogsqlQuery } from '../../../model/logsql-ast.js';
 import type { OldestDataQuery, SpanDurationGroup, SpanFilter, TimeRange } from '../telemetry-store.js';
 import type { SqlDb, SqlExecutor, SqlParam } from '../sql/dialect.js';
 import { oldestLogNs } from '../sql/oldest-logs.js';
-import { TENANT_REF_OF_$1 } from './sample-tenants.js';
+import { TENANT_REF_SQL } from './sample-tenants.js';
 
 /**
  * Spans starting in the range, grouped by (service, name): how many, how many with status ERROR (OTLP status code
@@ -64,7 +64,7 @@ export async function oldestData(exec: SqlDb, tenantId: string, what: OldestData
       const names = what.names ?? [];
       const inList = names.map((_, i) => `$${i + 2}`).join(', ');
       const rows = await exec.all(
-        `SELECT min(time_ms) AS t FROM metric_samples WHERE tenant_ref = ${TENANT_REF_OF_$1}` + (names.length > 0
+        `SELECT min(time_ms) AS t FROM metric_samples WHERE tenant_ref = ${TENANT_REF_SQL}` + (names.length > 0
           ? ` AND series_id IN (SELECT series_id FROM metric_series WHERE tenant_id = $1 AND name IN (${inList}))` : ''),
         [tenantId, ...names]);
       const t = rows[0]?.t;

@@ -25,7 +25,7 @@ import { oldestData, spanDurations } from './detector-reads-sql.js';
 import { sampleTracesSql } from './trace-sample-sql.js';
 import { withAppender } from './appender.js';
 import { DuckdbSeriesSource, METRIC_TABLES_SQL, SAMPLE_COLUMNS } from './samples-sql.js';
-import { migrateSampleTenants, TENANT_REF_OF_$1, TenantRefs } from './sample-tenants.js';
+import { migrateSampleTenants, TENANT_REF_SQL, TenantRefs } from './sample-tenants.js';
 import { eventToJson, linkToJson, rowToSpan, str, big } from '../sql/span-rows.js';
 import type { SeriesSource } from '../../../model/series-source.js';
 import type { ReplayChunk } from '../../../model/replay.js';
@@ -400,7 +400,7 @@ class DuckdbStore implements DuckdbTelemetryStore {
         const logs = await c.run('DELETE FROM logs WHERE tenant_id = $1 AND time_ns < $2', [tenantId, beforeNs]);
         const spans = await c.run('DELETE FROM spans WHERE tenant_id = $1 AND start_ns < $2', [tenantId, beforeNs]);
         const replay = await c.run('DELETE FROM replay_chunks WHERE tenant_id = $1 AND end_ns < $2', [tenantId, beforeNs]);
-        const samples = await c.run(`DELETE FROM metric_samples WHERE tenant_ref = ${TENANT_REF_OF_$1} AND time_ms < $2`, [tenantId, beforeNs / 1_000_000n]);
+        const samples = await c.run(`DELETE FROM metric_samples WHERE tenant_ref = ${TENANT_REF_SQL} AND time_ms < $2`, [tenantId, beforeNs / 1_000_000n]);
         await c.run('COMMIT');
         return logs.rowsChanged + spans.rowsChanged + replay.rowsChanged + samples.rowsChanged;
       } catch (e) {

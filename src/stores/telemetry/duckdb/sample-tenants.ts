@@ -12,7 +12,7 @@ export const TENANTS_TABLE_SQL = `
 CREATE TABLE IF NOT EXISTS metric_tenants (tenant_id VARCHAR PRIMARY KEY, tenant_ref BIGINT NOT NULL UNIQUE)`;
 
 /** The number of the tenant whose id is a read's `$1`: NULL, which matches no sample, before its first commit. */
-export const TENANT_REF_OF_$1 = '(SELECT tenant_ref FROM metric_tenants WHERE tenant_id = $1)';
+export const TENANT_REF_SQL = '(SELECT tenant_ref FROM metric_tenants WHERE tenant_id = $1)';
 
 /** metric_samples' columns, under `table`: samples-sql.ts's table, and the table a migration fills. */
 export function samplesTableSql(table: string): string {

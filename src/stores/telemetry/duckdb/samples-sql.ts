@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { isStaleMarker, setLabel, type MetricMetadata, type MetricSample } from '../../../model/metric.js';
 import type { LabelMatcher, SeriesSource, StoredSeries } from '../../../model/series-source.js';
 import type { SqlExecutor, SqlParam } from '../sql/dialect.js';
-import { ADD_TENANT_SQL, samplesTableSql, TENANT_REF_OF_$1, TENANTS_TABLE_SQL } from './sample-tenants.js';
+import { ADD_TENANT_SQL, samplesTableSql, TENANT_REF_SQL, TENANTS_TABLE_SQL } from './sample-tenants.js';
 
 export const SERIES_TABLE_SQL = `
 CREATE TABLE IF NOT EXISTS metric_series (
@@ -179,7 +179,7 @@ export async function insertSamples(exec: SqlExecutor, tenantId: string, samples
     (b) => `($${b + 1}, $${b + 2}, $${b + 3}, CAST($${b + 4} AS JSON))`, 4, rows.series,
     (r) => [r.tenantId, r.seriesId, r.name, r.labelsJson]);
   await exec.all(ADD_TENANT_SQL, [tenantId]);
-  const ref = (await exec.all(`SELECT ${TENANT_REF_OF_$1} AS ref`, [tenantId]))[0]?.ref;
+  const ref = (await exec.all(`SELECT ${TENANT_REF_SQL} AS ref`, [tenantId]))[0]?.ref;
   if (typeof ref !== 'bigint' && typeof ref !== 'number') throw new Error(`samples-sql: tenant ${tenantId} got no number`);
   await insertChunked(exec, 'INSERT INTO metric_samples VALUES ',
     (b) => `($${b + 1}, $${b + 2}, $${b + 3}, CAST($${b + 4} AS DOUBLE), $${b + 5})`, 5, rows.samples,
@@ -221,7 +221,7 @@ function setSql(set: readonly LabelMatcher[], p: Params): string {
 /** Series of the tenant matching any set (all when none) with a sample in [start, end]. */
 function seriesWhere(sets: readonly LabelMatcher[][], startMs: number, endMs: number, p: Params): string {
   const any = sets.length === 0 ? 'TRUE' : sets.map((s) => `(${setSql(s, p)})`).join(' OR ');
-  return `s.tenant_id = $1 AND (${any}) AND EXISTS (SELECT 1 FROM metric_samples d WHERE d.tenant_ref = ${TENANT_REF_OF_$1} ` +
+  return `s.tenant_id = $1 AND (${any}) AND EXISTS (SELECT 1 FROM metric_samples d WHERE d.tenant_ref = ${TENANT_REF_SQL} ` +
     `AND d.series_id = s.series_id AND d.time_ms BETWEEN ${p.add(timeParam(startMs))} AND ${p.add(timeParam(endMs))})`;
 }
 
@@ -245,7 +245,7 @@ export class DuckdbSeriesSource implements SeriesSource {
     const sql = `WITH s AS (SELECT series_id, name, CAST(labels AS VARCHAR) AS labels_json FROM metric_series s ` +
       `WHERE s.tenant_id = $1 AND ${setSql(matchers, p)}) ` +
       'SELECT d.series_id, s.name, s.labels_json, d.time_ms, d.value, d.stale FROM metric_samples d ' +
-      `JOIN s ON d.series_id = s.series_id WHERE d.tenant_ref = ${TENANT_REF_OF_$1} ` +
+      `JOIN s ON d.series_id = s.series_id WHERE d.tenant_ref = ${TENANT_REF_SQL} ` +
       `AND d.time_ms BETWEEN ${p.add(timeParam(startMs))} AND ${p.add(timeParam(endMs))} ORDER BY d.series_id, d.time_ms`;
     const out: StoredSeries[] = [];
     let current: StoredSeries | undefined;
