@@ -31,9 +31,9 @@ export const ADD_TENANT_SQL = 'INSERT INTO metric_tenants SELECT $1, (SELECT coa
  * stays this tenant's; the next write of the tenant inserts it.
  */
 export class TenantRefs {
-  private next: number;
+  private next = 1;
   constructor(private readonly refs = new Map<string, number>()) {
-    this.next = Math.max(0, ...refs.values()) + 1;
+    for (const ref of refs.values()) this.next = Math.max(this.next, ref + 1); // no spread: a store may hold many tenants
   }
 
   static async load(c: DuckDBConnection): Promise<TenantRefs> {
