@@ -26,6 +26,7 @@ import { sampleTracesSql } from './trace-sample-sql.js';
 import { withAppender } from './appender.js';
 import { DuckdbSeriesSource, METRIC_TABLES_SQL, SAMPLE_COLUMNS } from './samples-sql.js';
 import { migrateSampleTenants, TENANT_REF_SQL, TenantRefs } from './sample-tenants.js';
+import { tableColumns } from './table-columns.js';
 import { eventToJson, linkToJson, rowToSpan, str, big } from '../sql/span-rows.js';
 import type { SeriesSource } from '../../../model/series-source.js';
 import type { ReplayChunk } from '../../../model/replay.js';
@@ -123,10 +124,7 @@ export async function openDuckdbStore(path: string, options: DuckdbStoreOptions 
 }
 
 async function checkColumns(c: DuckDBConnection, table: string, expected: string[]): Promise<void> {
-  const r = await c.runAndReadAll(
-    `SELECT column_name FROM information_schema.columns WHERE table_name = $1 AND table_schema = 'main'
-     ORDER BY ordinal_position`, [table]);
-  const got = r.getRowObjectsJS().map((row) => str(row.column_name));
+  const got = await tableColumns(c, table);
   if (got.join(',') !== expected.join(',')) {
     throw new Error(`duckdb-store: table ${table} has columns (${got.join(', ')}), the appender writes (${expected.join(', ')})`);
   }

@@ -7,6 +7,7 @@
 // writer gives them out (TenantRefs) and records each in metric_tenants within the transaction that first uses it.
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { str } from '../sql/span-rows.js';
+import { tableColumns } from './table-columns.js';
 
 export const TENANTS_TABLE_SQL = `
 CREATE TABLE IF NOT EXISTS metric_tenants (tenant_id VARCHAR PRIMARY KEY, tenant_ref BIGINT NOT NULL UNIQUE)`;
@@ -53,10 +54,7 @@ export class TenantRefs {
  * layout above, inside the open's transaction (duckdb-store.ts): each tenant that has samples gets a number.
  */
 export async function migrateSampleTenants(c: DuckDBConnection): Promise<void> {
-  const columns = (await c.runAndReadAll(
-    "SELECT column_name FROM information_schema.columns WHERE table_name = 'metric_samples' AND table_schema = 'main'",
-  )).getRowObjectsJS().map((r) => str(r.column_name));
-  if (!columns.includes('tenant_id')) return;
+  if (!(await tableColumns(c, 'metric_samples')).includes('tenant_id')) return;
   await c.run('INSERT INTO metric_tenants SELECT tenant_id, ' +
     '(SELECT coalesce(max(tenant_ref), 0) FROM metric_tenants) + row_number() OVER (ORDER BY tenant_id) ' +
     'FROM (SELECT DISTINCT tenant_id FROM metric_samples WHERE tenant_id NOT IN (SELECT tenant_id FROM metric_tenants))');
