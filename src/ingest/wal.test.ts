@@ -188,6 +188,29 @@ void describe('wal', () => {
     assert.deepEqual(store.writes.map((x) => x.rows), [100, 100, 100, 100, 100]);
   });
 
+  void test('records coming fast enough to fill a row group within groupWindowMs wait for one; a trickle goes at the interval', async () => {
+    const pace = async (w: Wal, bodies: number, rows: number, everyMs: number) => {
+      for (let i = 0; i < bodies; i++) {
+        await w.append(logsBatch('t1', Array.from({ length: rows }, () => log({ msg: `m${i}` }))));
+        await new Promise((r) => setTimeout(r, everyMs));
+      }
+    };
+    // 10 rows every ~5 ms: a group of 100 within ~50 ms, long past the 20 ms interval and well inside the window.
+    const fast = new FakeStore();
+    const heavy = await open({ dir: await tempDir(), store: fast, batchRows: 200, rowGroupRows: 100, batchIntervalMs: 20, groupWindowMs: 10_000 });
+    await pace(heavy, 30, 10, 5);
+    await heavy.flush();
+    assert.equal(fast.msgs().length, 300);
+    // Every write but the flush's last is a whole group or more.
+    assert.ok(fast.writes.slice(0, -1).every((x) => x.rows >= 100), String(fast.writes.map((x) => x.rows)));
+    // One row every 30 ms would take 3 s to fill a group: past a 1 s window, so each write goes at the interval.
+    const slow = new FakeStore();
+    const trickle = await open({ dir: await tempDir(), store: slow, batchRows: 200, rowGroupRows: 100, batchIntervalMs: 20, groupWindowMs: 1000 });
+    await pace(trickle, 5, 1, 30);
+    await until(() => slow.msgs().length === 5);
+    assert.ok(slow.writes.length >= 3, String(slow.writes.map((x) => x.rows)));
+  });
+
   void test('a write of a row group or more never ends in a group less than half full (writeLength)', () => {
     const q = (...rows: number[]) => rows.map((r) => ({ rows: r }));
     // Up to maxRows, at least one record, from `start`.

@@ -39,6 +39,11 @@ export interface WalOptions {
   rowGroupRows?: number;
   /** Longest wait before a partial batch goes to the store (default 200 ms). */
   batchIntervalMs?: number;
+  /**
+   * Longest wait for a row group's worth of records while they come fast enough to fill one by then (default 1 s;
+   * wal-drain.ts windowLeft). Under DESIGN §1's 2 s, with the write's own time.
+   */
+  groupWindowMs?: number;
   /** Record bytes of acked batches kept in memory; past this the drain reads them back from disk. Default 64 MiB. */
   memoryBytes?: number;
   /** Store write failures (retried), segment deletion failures, a torn tail cut off on open. */
@@ -212,6 +217,7 @@ class WalImpl implements Wal {
     this.acked = segmentEnd(active.segment);
     this.drain = new Drain({
       committed: storePos, batchRows: opts.batchRows ?? 245_760, rowGroupRows: opts.rowGroupRows ?? 122_880, intervalMs: opts.batchIntervalMs ?? 200,
+      groupWindowMs: opts.groupWindowMs ?? 1000,
       // A store that takes records checks where each write starts, so the next one may be on its way while the
       // last commits (the DuckDB worker parses one batch while DuckDB commits the one before).
       maxInFlight: this.storeDecodes ? 2 : 1,
