@@ -44,7 +44,7 @@ export interface LogWindows {
   readonly wholeBodySample?: boolean;
   /**
    * The same entries as lines a store may read in place (model/plain-row.ts), a line at a time, instead of windows():
-   * set for native NDJSON bodies of pure ASCII.
+   * set for native NDJSON bodies of pure ASCII, and for OTLP protobuf log bodies (a record a line).
    */
   readonly lines?: PlainLines;
 }

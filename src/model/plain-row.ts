@@ -19,7 +19,10 @@ export interface FieldName {
 
 /** How a field's value is held (PlainRow.kinds). */
 export const ValueKind = {
-  /** A string with no escapes: bytes [start, end) of the body, between its quotes. */
+  /**
+   * A string that is bytes [start, end) of the body, and that JSON.stringify writes as those same bytes between quotes
+   * (a native line's string with no escapes; an OTLP string of printable ASCII with no quote or backslash).
+   */
   Bytes: 1,
   /** A string with escapes: `texts[i]`, decoded. */
   Text: 2,
@@ -38,14 +41,23 @@ export class StringSpan {
   start = -1;
   end = -1;
   text: string | null = null;
+  /** The bytes the span is in when they are not the body's (an OTLP id's hex, made from its bytes); reused, copy now. */
+  source: Uint8Array | null = null;
   set(start: number, end: number, text: string | null): void {
     this.start = start;
     this.end = end;
     this.text = text;
+    this.source = null;
+  }
+  /** Bytes [start, end) of `source`, which hold the string until the next row is read. */
+  setIn(source: Uint8Array, start: number, end: number): void {
+    this.set(start, end, null);
+    this.source = source;
   }
   clear(): void {
     this.start = -1;
     this.text = null;
+    this.source = null;
   }
   get present(): boolean {
     return this.start >= 0;
@@ -55,6 +67,11 @@ export class StringSpan {
 export class PlainRow {
   /** The body the spans are in. */
   bytes: Uint8Array = new Uint8Array(0);
+  /**
+   * Whether the body is text between the spans too (a native body; an OTLP one is protobuf): a store may then take a
+   * stretch of it that holds several spans as one string (chunk-writer.ts span()).
+   */
+  textBetweenSpans = true;
   /** The row counter the FieldNames' seenInRow compare against. */
   rowNumber = 0;
   timeNs = 0n;
@@ -77,8 +94,9 @@ export class PlainRow {
   texts: (string | null)[] = [];
 
   /** Starts the next row (`rowNumber`: its reader's count of rows): no field, no string. */
-  reset(bytes: Uint8Array, rowNumber: number): void {
+  reset(bytes: Uint8Array, rowNumber: number, textBetweenSpans = true): void {
     this.bytes = bytes;
+    this.textBetweenSpans = textBetweenSpans;
     this.rowNumber = rowNumber;
     this.fieldCount = 0;
     this.service = '';
@@ -121,7 +139,7 @@ function grown<A extends Uint8Array<ArrayBuffer> | Int32Array<ArrayBuffer> | Flo
   return copy;
 }
 
-/** A native body's lines, for a store that writes rows from them in place (LogWindows.lines). */
+/** A body's lines (a native body's, or an OTLP one's records), for a store that writes rows from them in place (LogWindows.lines). */
 export interface PlainLines {
   readonly count: number;
   /**

@@ -14,7 +14,7 @@ import { decodeOtlpProto, type ResourceContext } from './otlp-common.js';
 import { copyFields } from './fields.js';
 import { OtlpTypes } from './otlp-proto.js';
 import { protoLogEntries, recordEntry, type RecordParts } from './otlp-logs-proto.js';
-import { NotPlain, readAnyValue, putAttribute, readContainer, readRequest, readResource, readScope, resourceOf, scopeOf, type Wire } from './otlp-wire.js';
+import { NotPlain, readAnyValue, putAttribute, readContainer, readRequest, readResource, readScope, resourceOf, scopeOf, Wire } from './otlp-wire.js';
 
 /** The entries of a protobuf ExportLogsServiceRequest body, or null when the decoder must read it. */
 export function wireLogEntries(body: Buffer, nowNs: bigint): LogEntry[] | null {
@@ -32,7 +32,45 @@ export function wireLogEntries(body: Buffer, nowNs: bigint): LogEntry[] | null {
  * body is known to have passed proto-walk.ts (FormatRequest.bodyWalked), which is then not run again.
  */
 export function wireLogWindows(body: Buffer, nowNs: bigint, size: number, walked = false): Iterable<LogEntry[]> | null {
-  // Per record, in order: where its bytes start and end, and which of `contexts` its resource and scope are.
+  const located = locateRecords(body, walked);
+  if (located === null) return null;
+  const count = located.count;
+  const readLocated = (k: number): LogEntry | null => readLocatedEntry(located, k, nowNs);
+  return {
+    *[Symbol.iterator]() {
+      let decoded: LogEntry[] | null = null;
+      for (let from = 0; from < count; from += size) {
+        const to = Math.min(count, from + size);
+        const logs: LogEntry[] = [];
+        for (let k = from; k < to; k++) {
+          const entry = decoded?.[k] ?? readLocated(k);
+          if (entry) {
+            logs.push(entry);
+            continue;
+          }
+          decoded = protoLogEntries(decodeOtlpProto(body, OtlpTypes.ExportLogsServiceRequest), nowNs);
+          logs.push(...decoded.slice(k, to));
+          break;
+        }
+        yield logs;
+      }
+    },
+  };
+}
+
+/** A body's LogRecords, found by a first pass that reads only their resources and scopes (wireLogWindows). */
+export interface LocatedRecords {
+  readonly wire: Wire;
+  readonly count: number;
+  /** Per record, in order: where its bytes start and end. */
+  readonly spans: readonly number[];
+  /** Per record: which of `contexts` its resource and scope are. */
+  readonly owners: readonly number[];
+  readonly contexts: readonly { resource: ResourceContext; scope: Record<string, FieldValue> }[];
+}
+
+/** The records of `body`, or null when the decoder must read it (see wireLogWindows). */
+export function locateRecords(body: Buffer, walked: boolean): LocatedRecords | null {
   const spans: number[] = [];
   const owners: number[] = [];
   const contexts: { resource: ResourceContext; scope: Record<string, FieldValue> }[] = [];
@@ -48,42 +86,21 @@ export function wireLogWindows(body: Buffer, nowNs: bigint, size: number, walked
     });
   });
   if (!located) return null;
-  const w = wire;
-  if (w === undefined) return [];
-  const count = owners.length;
-  return {
-    *[Symbol.iterator]() {
-      let decoded: LogEntry[] | null = null;
-      for (let from = 0; from < count; from += size) {
-        const to = Math.min(count, from + size);
-        const logs: LogEntry[] = [];
-        for (let k = from; k < to; k++) {
-          const entry = decoded?.[k] ?? readLocated(w, k);
-          if (entry) {
-            logs.push(entry);
-            continue;
-          }
-          decoded = protoLogEntries(decodeOtlpProto(body, OtlpTypes.ExportLogsServiceRequest), nowNs);
-          logs.push(...decoded.slice(k, to));
-          break;
-        }
-        yield logs;
-      }
-    },
-  };
+  return { wire: wire ?? new Wire(body), count: owners.length, spans, owners, contexts };
+}
 
-  /** The entry of record `k`, or null when the record is not plain. */
-  function readLocated(w: Wire, k: number): LogEntry | null {
-    const context = contexts[owners[k] ?? 0];
-    if (!context) return null;
-    w.pos = spans[2 * k] ?? 0;
-    const fields = copyFields(copyFields({}, context.resource.fields), context.scope);
-    try {
-      return recordEntry(readRecord(w, spans[2 * k + 1] ?? 0, fields), context.resource, nowNs);
-    } catch (e) {
-      if (e instanceof NotPlain) return null;
-      throw e;
-    }
+/** The entry of record `k`, or null when the record is not plain. */
+export function readLocatedEntry(located: LocatedRecords, k: number, nowNs: bigint): LogEntry | null {
+  const context = located.contexts[located.owners[k] ?? 0];
+  if (!context) return null;
+  const w = located.wire;
+  w.pos = located.spans[2 * k] ?? 0;
+  const fields = copyFields(copyFields({}, context.resource.fields), context.scope);
+  try {
+    return recordEntry(readRecord(w, located.spans[2 * k + 1] ?? 0, fields), context.resource, nowNs);
+  } catch (e) {
+    if (e instanceof NotPlain) return null;
+    throw e;
   }
 }
 

@@ -31,6 +31,8 @@ import { OtlpTypes } from './otlp-proto.js';
 import { decodesCleanly } from './proto-walk.js';
 import { protoLogEntries } from './otlp-logs-proto.js';
 import { wireLogEntries, wireLogWindows } from './otlp-logs-wire.js';
+import { wireLogLines } from './otlp-logs-plain.js';
+import type { PlainLines } from '../../model/plain-row.js';
 
 /** Records per window of a protobuf body read from the wire: as many as a native NDJSON window (native.ts). */
 const OTLP_WINDOW_RECORDS = 2048;
@@ -170,6 +172,7 @@ export function otlpLogWindows(
 ): LogWindows {
   const bad = (e: unknown): void => onBad(e instanceof Error ? e.message : String(e));
   const protobuf = otlpEncodingOf(headers, body) === 'protobuf';
+  let lines: PlainLines | undefined | null = null;
   // `fromWire` false: the wire reader has already left this body to the decoder.
   const entries = (fromWire = true): LogEntry[] => {
     try {
@@ -211,6 +214,18 @@ export function otlpLogWindows(
     },
     sample: (n) => pickAtRandom(entries(), n),
     wholeBodySample: true,
+    // Records a store may write in place (otlp-logs-plain.ts), found when it first asks: the body read once more for
+    // where its records are, as windows() reads it.
+    get lines(): PlainLines | undefined {
+      if (lines === null) {
+        try {
+          lines = (protobuf ? wireLogLines(body, nowNs, bodyWalked, bad) : null) ?? undefined;
+        } catch {
+          lines = undefined; // windows() meets the same failure, and reports it
+        }
+      }
+      return lines;
+    },
   };
 }
 

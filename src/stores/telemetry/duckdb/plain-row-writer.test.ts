@@ -8,35 +8,8 @@ import fc from 'fast-check';
 import { nativeLogWindows } from '../../../ingest/formats/native.js';
 import type { PlainLines } from '../../../model/plain-row.js';
 import { EntryRows } from './log-appender.js';
-import type { RowSink } from './plain-row-writer.js';
+import { RecordingSink } from './row-sink.fixtures.js';
 import type { FieldColumn } from './field-columns.js';
-
-/** Records a row's values by column, strings given as bytes decoded, integers as BigInt. */
-class RecordingSink implements RowSink {
-  row = new Map<number, unknown>();
-  bigint(column: number, value: bigint): void {
-    this.row.set(column, value);
-  }
-  int(column: number, value: number): void {
-    this.row.set(column, BigInt(value));
-  }
-  string(column: number, value: string): void {
-    this.row.set(column, value);
-  }
-  bytes(column: number, src: Uint8Array, start: number, end: number, lower = false): void {
-    const text = Buffer.from(src.subarray(start, end)).toString('utf8');
-    this.row.set(column, lower ? text.replace(/[A-Z]/g, (c) => c.toLowerCase()) : text);
-  }
-  span(column: number, src: Uint8Array, start: number, end: number, lower = false): void {
-    this.bytes(column, src, start, end, lower);
-  }
-  uuid(column: number, value: string): void {
-    this.row.set(column, `uuid:${value}`);
-  }
-  null(column: number): void {
-    this.row.set(column, null);
-  }
-}
 
 const COLUMNS: FieldColumn[] = [
   { key: 'host', column: 'field_0', kind: 'text' },

@@ -14,6 +14,7 @@ export type RowSink = Pick<ChunkWriter, 'bigint' | 'int' | 'string' | 'bytes' | 
 /** Column positions of `logs` (log-appender.ts LOG_COLUMNS). */
 export const COLUMN = { time: 1, observed: 2, service: 3, severity: 4, msg: 5, traceId: 6, spanId: 7, stream: 8, fields: 9, order: 11 } as const;
 
+const QUOTE = 0x22;
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 
@@ -41,6 +42,12 @@ export class PlainRowWriter {
   private readonly placeColumns: (PromotedColumn | undefined)[] = [];
   /** Per promoted column: the row's field holding its value, or -1. */
   private readonly promoted: Int32Array;
+  /** The names of the last row whose order was not canonical, and that order's text (orderOf()). */
+  private orderNames: FieldName[] = [];
+  private order = '[]';
+  /** By field place: the last Text value there, and its JSON text once it came twice in a row (putValue()). */
+  private readonly placeTexts: (string | undefined)[] = [];
+  private readonly placeJson: (Uint8Array | undefined)[] = [];
   /** The `fields` text being put together. */
   private json = Buffer.allocUnsafe(4096);
   private length = 0;
@@ -56,22 +63,21 @@ export class PlainRowWriter {
   }
 
   write(w: RowSink, row: PlainRow): void {
-    const body = row.bytes;
     w.bigint(COLUMN.time, int64(row.timeNs));
     w.bigint(COLUMN.observed, int64(row.observedNs));
     w.string(COLUMN.service, row.service);
     w.string(COLUMN.severity, row.severity);
     const { msg, traceId, spanId } = row;
     if (msg.text !== null) w.string(COLUMN.msg, msg.text);
-    else if (msg.present) w.span(COLUMN.msg, body, msg.start, msg.end);
+    else if (msg.present) spanOf(w, COLUMN.msg, row, msg.start, msg.end);
     else w.string(COLUMN.msg, '');
-    writeId(w, COLUMN.traceId, body, traceId);
-    writeId(w, COLUMN.spanId, body, spanId);
+    writeId(w, COLUMN.traceId, row, traceId);
+    writeId(w, COLUMN.spanId, row, spanId);
     w.string(COLUMN.stream, this.streamOf(row.service));
     const canonical = this.split(row);
     w.bytes(COLUMN.fields, this.json, 0, this.length);
     if (canonical) w.null(COLUMN.order);
-    else w.string(COLUMN.order, JSON.stringify(fieldNames(row)));
+    else w.string(COLUMN.order, this.orderOf(row));
     for (let c = 0; c < this.columns.length; c++) {
       const at = this.promoted[c] ?? -1;
       const column = this.fixed + c;
@@ -133,9 +139,43 @@ export class PlainRowWriter {
     const valueKind = row.kinds[i];
     if (kind === 'int') w.int(column, row.numbers[i] ?? 0);
     else if (kind === 'uuid') w.uuid(column, valueKind === ValueKind.Text ? (row.texts[i] ?? '') : stringOf(row, i));
-    else if (valueKind === ValueKind.Bytes) w.span(column, row.bytes, row.starts[i] ?? 0, row.ends[i] ?? 0);
+    else if (valueKind === ValueKind.Bytes) spanOf(w, column, row, row.starts[i] ?? 0, row.ends[i] ?? 0);
     else if (valueKind === ValueKind.Text) w.string(column, row.texts[i] ?? '');
     else w.string(column, '{}');
+  }
+
+  /**
+   * The field_order text of the row: the last one's when it has the same names in the same order. The rows of one
+   * source share their order, and when the store's columns were promoted for another source first every row of this
+   * one records it (the bench's OTLP logs after its NDJSON; FieldSplitter.orderOf does the same for entries).
+   */
+  private orderOf(row: PlainRow): string {
+    const last = this.orderNames;
+    let n = 0;
+    let same = true;
+    for (let i = 0; i < row.fieldCount && same; i++) if (row.kinds[i] !== 0) same = row.names[i] === last[n++];
+    if (!same || n !== last.length) {
+      this.orderNames = [];
+      for (let i = 0; i < row.fieldCount; i++) if (row.kinds[i] !== 0) this.orderNames.push(row.names[i] as FieldName);
+      this.order = JSON.stringify(this.orderNames.map((name) => name.text));
+    }
+    return this.order;
+  }
+
+  /**
+   * A Text value as JSON.stringify writes it. An OTLP resource's or scope's text is the same on every row of a
+   * request: its JSON is kept by place once it repeats, where a value that changes every row is written as it comes.
+   */
+  private putTextValue(i: number, text: string): void {
+    if (this.placeTexts[i] !== text) {
+      this.placeTexts[i] = text;
+      this.placeJson[i] = undefined;
+      this.putText(JSON.stringify(text));
+      return;
+    }
+    let json = this.placeJson[i];
+    if (json === undefined) this.placeJson[i] = json = Buffer.from(JSON.stringify(text));
+    this.putBytes(json, 0, json.length);
   }
 
   /** Field `i`'s value as JSON.stringify writes it. */
@@ -145,10 +185,12 @@ export class PlainRowWriter {
     const end = row.ends[i] ?? 0;
     switch (kind) {
       case ValueKind.Bytes:
-        this.putBytes(row.bytes, start - 1, end + 1); // with its quotes: unescaped ASCII is written as it came
+        this.put(QUOTE);
+        this.putBytes(row.bytes, start, end); // as it came: it needs no escape
+        this.put(QUOTE);
         return;
       case ValueKind.Text:
-        this.putText(JSON.stringify(row.texts[i] ?? ''));
+        this.putTextValue(i, row.texts[i] ?? '');
         return;
       case ValueKind.Number:
         if (row.canonical[i] === 1) this.putBytes(row.bytes, start, end);
@@ -190,10 +232,20 @@ export class PlainRowWriter {
 }
 
 /** A trace or span id, lowercased as toLogEntry lowercases it ('' when absent). */
-function writeId(w: RowSink, column: number, body: Uint8Array, id: StringSpan): void {
+function writeId(w: RowSink, column: number, row: PlainRow, id: StringSpan): void {
   if (id.text !== null) w.string(column, id.text.toLowerCase());
-  else if (id.present) w.span(column, body, id.start, id.end, true);
+  else if (id.source !== null) w.bytes(column, id.source, id.start, id.end, true);
+  else if (id.present) spanOf(w, column, row, id.start, id.end, true);
   else w.string(column, '');
+}
+
+/**
+ * Bytes [start, end) of the row's body as a string of `column`: left in the body until the chunk is taken when the
+ * body is text between its spans, else copied (DuckDB takes a stretch of spans as one string, which must be UTF-8).
+ */
+function spanOf(w: RowSink, column: number, row: PlainRow, start: number, end: number, lower = false): void {
+  if (row.textBetweenSpans) w.span(column, row.bytes, start, end, lower);
+  else w.bytes(column, row.bytes, start, end, lower);
 }
 
 /** A Bytes field's value as a string (ASCII: latin1 is UTF-8 here). */
@@ -201,9 +253,3 @@ function stringOf(row: PlainRow, i: number): string {
   return Buffer.from(row.bytes.buffer, row.bytes.byteOffset, row.bytes.byteLength).toString('latin1', row.starts[i], row.ends[i]);
 }
 
-/** The row's field names in order, as `Object.keys(entry.fields)` gives them (field_order's text). */
-function fieldNames(row: PlainRow): string[] {
-  const names: string[] = [];
-  for (let i = 0; i < row.fieldCount; i++) if (row.kinds[i] !== 0) names.push(row.names[i]?.text ?? '');
-  return names;
-}
