@@ -10,13 +10,20 @@ import { decodeOtlpBody } from '../src/ingest/formats/otlp-common.js';
 import { decodeRemoteWriteBody } from '../src/ingest/metrics/remote-write.js';
 import { decodeWriteRequestV1 } from '../src/ingest/metrics/remote-write-proto.js';
 import { decodeExportMetricsRequest } from '../src/ingest/metrics/otlp-metrics-proto.js';
-import { wireLogEntries } from '../src/ingest/formats/otlp-logs-wire.js';
+import { wireLogLines } from '../src/ingest/formats/otlp-logs-plain.js';
+import { PlainRow } from '../src/model/plain-row.js';
 import { otlpWireColumns } from '../src/ingest/metrics/otlp-metrics-wire.js';
 
 /** The codecs a baseline may name. */
 const DECODERS = {
   'otlp-logs': (b: Buffer) => decodeOtlpBody(b, 'protobuf', OtlpTypes.ExportLogsServiceRequest),
-  'otlp-logs-wire': (b: Buffer) => wireLogEntries(b, 0n),
+  // What the store worker reads of each record: its spans in place, or its entry where it cannot (otlp-logs-plain.ts).
+  'otlp-logs-plain': (b: Buffer) => {
+    const lines = wireLogLines(b, 0n, false, () => undefined);
+    const row = new PlainRow();
+    for (let k = 0; k < (lines?.count ?? 0); k++) if (lines?.read(k, row) !== true) lines?.entry(k);
+    return lines;
+  },
   'remote-write': (b: Buffer) => decodeWriteRequestV1(decodeRemoteWriteBody(b, 'snappy')),
   'otlp-metrics': (b: Buffer) => decodeExportMetricsRequest(b),
   'otlp-metrics-wire': (b: Buffer) => otlpWireColumns(b, Date.now()),
