@@ -195,10 +195,11 @@ void describe('wal', () => {
         await new Promise((r) => setTimeout(r, everyMs));
       }
     };
-    // 10 rows every ~5 ms: a group of 100 within ~50 ms, long past the 20 ms interval and well inside the window.
+    // Bodies of 25 rows (a quarter of a group, so the interval always brings one) every ~10 ms: a group of 100 within
+    // ~40 ms, past the 20 ms interval and well inside the window, however slow the machine's timers run.
     const fast = new FakeStore();
     const heavy = await open({ dir: await tempDir(), store: fast, batchRows: 200, rowGroupRows: 100, batchIntervalMs: 20, groupWindowMs: 10_000 });
-    await pace(heavy, 30, 10, 5);
+    await pace(heavy, 12, 25, 10);
     await heavy.flush();
     assert.equal(fast.msgs().length, 300);
     // Every write but the flush's last is a whole group or more.
