@@ -67,7 +67,7 @@ function unplainName(name: string): boolean {
   return (c >= 0x30 && c <= 0x39) || name === '__proto__';
 }
 
-export class OtlpRecordReader {
+class OtlpRecordReader {
   private readonly names = new Map<string, FieldName>();
   private rowCounter = 0;
   /** The prefix of each context of the body last read (null: not plain), made when a record of it is first read. */
