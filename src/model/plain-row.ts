@@ -74,6 +74,10 @@ export class PlainRow {
   textBetweenSpans = true;
   /** The row counter the FieldNames' seenInRow compare against. */
   rowNumber = 0;
+  /**
+   * The times, always within int64 (a reader leaves a line whose time is not to the entry path, which clamps it): the
+   * store writes them as they are, with no bound check per row.
+   */
   timeNs = 0n;
   observedNs = 0n;
   /** `service` and severity as strings ('' when absent): short, and the store derives the stream from service. */

@@ -61,6 +61,8 @@ interface Name extends FieldName {
 /** Bytes of `YYYY-MM-DDTHH:MM:SS`, the part of an RFC 3339 time that names its second. */
 const SECOND_BYTES = 19;
 const INT64_MAX = 2n ** 63n - 1n;
+const INT64_MIN = -(2n ** 63n);
+const MAX_FRACTION_NS = 999_999_999n;
 /** Service and level values: short, and the same few on every line. */
 const shortStrings = new ByteStrings(64, 10_000, 'latin1');
 
@@ -364,14 +366,15 @@ export class PlainLineReader {
     const start = this.row.starts[at] ?? 0;
     const end = this.row.ends[at] ?? 0;
     const fraction = zuluFraction(b, start + SECOND_BYTES, end);
-    if (fraction >= 0 && this.secondNs !== null && sameSecond(this.second, b, start)) {
-      const ns = this.secondNs + BigInt(fraction);
-      if (ns <= INT64_MAX && ns >= -INT64_MAX - 1n) return ns; // else parsed below, which gives null outside int64
-    }
+    if (fraction >= 0 && this.secondNs !== null && sameSecond(this.second, b, start)) return this.secondNs + BigInt(fraction);
     const t = parseTimestamp(b.toString('latin1', start, end));
     if (t !== null && fraction >= 0 && end - start > SECOND_BYTES) {
-      b.copy(this.second, 0, start, start + SECOND_BYTES);
-      this.secondNs = t - BigInt(fraction);
+      const secondNs = t - BigInt(fraction);
+      // Kept only when every nanosecond of it is an int64 (PlainRow's times are), so no line of it needs a check.
+      if (secondNs >= INT64_MIN && secondNs + MAX_FRACTION_NS <= INT64_MAX) {
+        b.copy(this.second, 0, start, start + SECOND_BYTES);
+        this.secondNs = secondNs;
+      }
     }
     return t;
   }

@@ -25,6 +25,8 @@ import { protoLogEntries } from './otlp-logs-proto.js';
 import { OtlpTypes } from './otlp-proto.js';
 import { NotPlain, readAnyValue, type Wire } from './otlp-wire.js';
 
+const INT64_MAX = 2n ** 63n - 1n;
+
 /** Most names kept; past it the table starts again (a row's names are then made again). */
 const MAX_NAMES = 10_000;
 
@@ -130,7 +132,9 @@ class OtlpRecordReader {
     }
     if (severityNumber > 0 && !row.add(this.name('otel.severity_number'), ValueKind.Number, 0, 0, severityNumber, false, null)) return false;
     if (eventName !== '' && !row.add(this.name('event.name'), ValueKind.Text, 0, 0, 0, false, eventName)) return false;
-    row.timeNs = time > 0n ? time : observed > 0n ? observed : nowNs;
+    const timeNs = time > 0n ? time : observed > 0n ? observed : nowNs;
+    if (timeNs > INT64_MAX) return false; // PlainRow's times are int64s: the entry path clamps this one
+    row.timeNs = timeNs;
     row.observedNs = nowNs;
     row.service = context.resource.service;
     row.severity = severityText || severityName(severityNumber);

@@ -76,6 +76,22 @@ test('series and metadata rows are inserted once per process, and a rolled-back 
   assert.deepEqual([await count('metric_series'), await count('metric_metadata')], [2, 1]);
 });
 
+test('a series found committed is skipped until the set starts again, and is then inserted again', async () => {
+  const labels = { job: 'same-object' }; // one labels object: the same series row on every write (samples-sql.ts)
+  const of = (timeMs: number): TenantBatch[] => [{ tenantId: 't1', format: 'remote_write', batch: {
+    logs: [], spans: [], samples: [{ name: 'kept', labels, timeMs, value: 1 }],
+  } }];
+  const known = new CommittedKeys(2);
+  await write(of(1), known, 'COMMIT'); // inserted
+  await write(of(2), known, 'COMMIT'); // found committed: marked
+  await c.run("DELETE FROM metric_series WHERE name = 'kept'");
+  await write(of(3), known, 'COMMIT'); // marked: not looked up, not inserted
+  assert.equal(Number((await c.runAndReadAll("SELECT count(*) AS n FROM metric_series WHERE name = 'kept'")).getRowObjectsJS()[0]?.n), 0);
+  known.commit([['x', 'a'], ['x', 'b']]); // past the limit: the set starts again
+  await write(of(4), known, 'COMMIT');
+  assert.equal(Number((await c.runAndReadAll("SELECT count(*) AS n FROM metric_series WHERE name = 'kept'")).getRowObjectsJS()[0]?.n), 1);
+});
+
 test('past its limit the set starts again empty rather than growing without bound', () => {
   const known = new CommittedKeys(3);
   known.commit([['s', 'a'], ['s', 'b'], ['t', 'a'], ['s', 'a']]);

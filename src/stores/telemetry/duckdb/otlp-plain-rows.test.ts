@@ -124,6 +124,8 @@ void describe('OTLP log records written from their bytes', () => {
       one({ attributes: [{ key: 'map', value: { kvlistValue: { values: [{ key: 'k', value: str('v') }] } } }] }),
       one({ severityNumber: 9, attributes: [{ key: 'otel.severity_number', value: { intValue: '1' } }] }),
       one({}, [{ key: '1', value: str('integer-like resource name') }]),
+      one({ timeUnixNano: '9223372036854775808' }), // a time past int64, which the entry clamps
+      one({ observedTimeUnixNano: '18446744073709551615' }),
     ];
     notPlain.forEach((body, i) => assert.equal(compare(body, COLUMNS.length, `body ${i}`), 0, `body ${i} is not read in place`));
   });

@@ -63,8 +63,9 @@ export class PlainRowWriter {
   }
 
   write(w: RowSink, row: PlainRow): void {
-    w.bigint(COLUMN.time, int64(row.timeNs));
-    w.bigint(COLUMN.observed, int64(row.observedNs));
+    // Within int64 already (PlainRow): no clamp per row.
+    w.bigint(COLUMN.time, row.timeNs);
+    w.bigint(COLUMN.observed, row.observedNs);
     w.string(COLUMN.service, row.service);
     w.string(COLUMN.severity, row.severity);
     const { msg, traceId, spanId } = row;

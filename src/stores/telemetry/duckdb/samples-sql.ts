@@ -32,8 +32,13 @@ export const SERIES_COLUMNS = ['tenant_id', 'series_id', 'name', 'labels'] as co
 export const SAMPLE_COLUMNS = ['tenant_ref', 'series_id', 'time_ms', 'value', 'stale'] as const;
 export const METADATA_COLUMNS = ['tenant_id', 'name', 'type', 'help', 'unit'] as const;
 
-/** `idText`: the id in decimal, for keys (metrics-store.ts CommittedKeys). */
-export interface SeriesRow { tenantId: string; seriesId: bigint; name: string; labelsJson: string; idText: string }
+/**
+ * `idText`: the id in decimal, for keys (metrics-store.ts CommittedKeys). `knownIn`: the set of committed keys the row
+ * was last found in (appendMetrics), which tells without a lookup while that set is the one in use.
+ */
+export interface SeriesRow {
+  tenantId: string; seriesId: bigint; name: string; labelsJson: string; idText: string; knownIn?: ReadonlySet<string>;
+}
 /** `value` is NaN when `stale`; append it as a DOUBLE. */
 export interface SampleRow { tenantId: string; seriesId: bigint; name: string; timeMs: bigint; value: number; stale: boolean }
 
