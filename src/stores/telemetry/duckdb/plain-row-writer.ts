@@ -92,7 +92,8 @@ export class PlainRowWriter {
    * this.json; true when the keys are in the canonical order (promoted ones first, in column order).
    */
   private split(row: PlainRow): boolean {
-    this.promoted.fill(-1);
+    // A loop, not fill(): fill() is a call into the runtime, ~40 ns a row for a handful of columns.
+    for (let c = 0; c < this.promoted.length; c++) this.promoted[c] = -1;
     this.length = 0;
     this.put(0x7b /* { */);
     let rest = 0;
