@@ -11,7 +11,7 @@
 // Real clients (§6): winston-loki sends snappy protobuf without Content-Encoding, or JSON with 3-element
 // values; pino-loki sends JSON, one stream per line; Promtail/Alloy send snappy protobuf.
 import protobuf from 'protobufjs';
-import snappy from 'snappyjs';
+import { snappyDeclaredLength, uncompressSnappyBlock } from '../snappy-block.js';
 import type { IncomingHttpHeaders } from 'node:http';
 import { ServiceError, errors } from '../../errors.js';
 import type { Handler } from '../../front-doors/context.js';
@@ -59,17 +59,6 @@ function encodingOf(headers: IncomingHttpHeaders, body: Buffer): 'json' | 'proto
   return firstByte(body) === 0x7b ? 'sniffed-json' : 'protobuf';
 }
 
-/** Snappy block length preamble (a varint), read before decoding so a bomb is refused up front. */
-function snappyDeclaredLength(body: Buffer): number {
-  let n = 0;
-  for (let i = 0, shift = 0; i < Math.min(body.length, 5); i++, shift += 7) {
-    const b = body[i] ?? 0;
-    n += (b & 0x7f) * 2 ** shift;
-    if ((b & 0x80) === 0) return n;
-  }
-  return -1;
-}
-
 function decodePush(raw: Buffer): Obj {
   return PushRequest.toObject(PushRequest.decode(raw), { longs: String });
 }
@@ -88,11 +77,12 @@ function decodeProtobuf(body: Buffer, headers: IncomingHttpHeaders, maxDecoded: 
       throw errors.badRequest(`Loki protobuf body does not decode as PushRequest: ${e instanceof Error ? e.message : String(e)}`);
     }
   }
-  const declared = snappyDeclaredLength(body);
+  // The block's declared length is read before decoding, so a bomb is refused up front.
+  const declared = snappyDeclaredLength(body) ?? -1;
   if (declared > maxDecoded) throw errors.payloadTooLarge(String(declared), maxDecoded);
   let snappyError: string;
   try {
-    return decodePush(Buffer.from(snappy.uncompress(body, maxDecoded)));
+    return decodePush(uncompressSnappyBlock(body));
   } catch (e) {
     snappyError = e instanceof Error ? e.message : String(e);
   }

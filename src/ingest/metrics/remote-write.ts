@@ -15,7 +15,7 @@
  * Exemplars are counted, not stored. The 2.0 `created_timestamp` is ignored.
  */
 import { errors, ServiceError } from '../../errors.js';
-import { uncompress } from 'snappyjs';
+import { snappyDeclaredLength as declaredLength, uncompressSnappyBlock } from '../snappy-block.js';
 import { setLabel, type MetricMetadata, type MetricSample } from '../../model/metric.js';
 import { headerValue, parseContentType, type MetricsRequest, type ParsedMetrics } from './parsed-metrics.js';
 import { nativeHistogramSamples } from './remote-write-histograms.js';
@@ -54,13 +54,9 @@ export function checkRemoteWriteSampleCount(samples: number): void {
 
 /** The uncompressed length a snappy block declares: its leading little-endian base-128 varint (≤ 32 bits). */
 export function snappyDeclaredLength(raw: Uint8Array): number {
-  let result = 0;
-  for (let i = 0; i < 5 && i < raw.length; i++) {
-    const byte = raw[i] ?? 0;
-    result += (byte & 0x7f) * 2 ** (7 * i);
-    if (byte < 0x80) return result;
-  }
-  throw errors.corruptBody('snappy', 'no valid uncompressed length at the start of the block');
+  const declared = declaredLength(raw);
+  if (declared === null) throw errors.corruptBody('snappy', 'no valid uncompressed length at the start of the block');
+  return declared;
 }
 
 /**
@@ -75,13 +71,11 @@ export function decodeRemoteWriteBody(raw: Buffer, contentEncoding: string | und
   if (raw.length === 0) return raw;
   const declared = snappyDeclaredLength(raw);
   if (declared > REMOTE_WRITE_MAX_DECODED_BYTES) throw remoteWriteErrors.decodedTooLarge(declared);
-  let out: Uint8Array;
   try {
-    out = uncompress(raw, REMOTE_WRITE_MAX_DECODED_BYTES);
+    return uncompressSnappyBlock(raw);
   } catch (e) {
     throw errors.corruptBody('snappy', e instanceof Error ? e.message : String(e));
   }
-  return Buffer.isBuffer(out) ? out : Buffer.from(out.buffer, out.byteOffset, out.byteLength);
 }
 
 /**
