@@ -6,7 +6,7 @@ import type { IncomingMessage } from 'node:http';
 import { createGunzip } from 'node:zlib';
 import { Decompress } from 'fzstd';
 import { ServiceError, errors } from '../errors.js';
-import { uncompressSnappyBlock } from './snappy-block.js';
+import { snappyDeclaredLength, uncompressSnappyBlock } from './snappy-block.js';
 
 /** Body caps count in MiB (DESIGN §6, Units): 2 MB = 2,097,152 bytes. */
 export const MIB = 1024 * 1024;
@@ -283,7 +283,7 @@ export function isFramedSnappy(raw: Buffer): boolean {
 }
 
 function unsnappyBlockInto(raw: Buffer, out: BoundedOutput): void {
-  const [declared] = readVarint32(raw, 0, raw.length);
+  const declared = blockLength(raw);
   // The declared length is known up front: an over-cap block is counted from it and never decoded.
   if (out.wouldPass(declared)) {
     out.count(declared);
@@ -306,13 +306,14 @@ function unframeSnappyInto(raw: Buffer, out: BoundedOutput): void {
       if (!raw.subarray(start - 4, pos).equals(SNAPPY_STREAM_ID)) throw bad('bad stream identifier');
     } else if (type === 0x00 || type === 0x01) {
       if (length < 4) throw bad('chunk too short for its checksum');
-      const [declared, dataStart] = type === 0x00 ? readVarint32(raw, start + 4, pos) : [length - 4, start + 4];
+      const block = raw.subarray(start + 4, pos); // past the chunk's checksum
+      const declared = type === 0x00 ? blockLength(block) : block.length;
       if (declared > SNAPPY_MAX_CHUNK) throw bad(`chunk of ${declared} bytes is over the 65536 allowed`);
       if (out.over || out.wouldPass(declared)) {
         if (!out.count(declared)) return;
         continue;
       }
-      const data = type === 0x00 ? decodedBlock(raw.subarray(start + 4, pos), declared) : raw.subarray(dataStart, pos);
+      const data = type === 0x00 ? decodedBlock(block, declared) : block;
       if (maskedCrc32c(data) !== raw.readUInt32LE(start)) throw bad('checksum mismatch');
       out.add(data);
     } else if (type < 0x80) {
@@ -321,17 +322,11 @@ function unframeSnappyInto(raw: Buffer, out: BoundedOutput): void {
   }
 }
 
-function readVarint32(src: Buffer, start: number, end: number): [number, number] {
-  let value = 0;
-  for (let pos = start, shift = 0; pos < end && shift < 35; shift += 7) {
-    const b = src.readUInt8(pos++);
-    value += (b & 0x7f) * 2 ** shift;
-    if (b < 0x80) {
-      if (value > 0xffffffff) break;
-      return [value, pos];
-    }
-  }
-  throw errors.corruptBody('snappy', 'bad length header');
+/** The decoded length a snappy block declares (snappy-block.ts), else a 400. */
+function blockLength(block: Buffer): number {
+  const declared = snappyDeclaredLength(block);
+  if (declared === null) throw errors.corruptBody('snappy', 'bad length header');
+  return declared;
 }
 
 /** A snappy block (its varint header included) decoded to exactly `declared` bytes (snappy-block.ts), else a 400. */
