@@ -15,18 +15,33 @@ export async function waitForDrain(svc: RunningService, limitS = 600): Promise<n
   }
 }
 
+/** One reading of the WAL's counters on /metrics. */
+export interface WalSample {
+  /** performance.now() when the reading came back. */
+  at: number;
+  /** Bytes of WAL records acknowledged but not yet in the store. */
+  unflushedBytes: number;
+  /** Bytes of WAL records written since the service started. */
+  appendedBytes: number;
+}
+
 /**
  * Samples what is acknowledged but not yet in the store every `everyMs` until stopped: the backlog's peak, in bytes
- * of WAL records (issue 12 item 1: "the backlog stays bounded; report … the backlog's peak").
+ * of WAL records (issue 12 item 1: "the backlog stays bounded; report … the backlog's peak"), and every reading, from
+ * which sustained.ts takes the rate things reach the store at.
  */
-export function watchBacklog(svc: RunningService, everyMs = 250): { stop(): Promise<number> } {
-  let peak = 0;
+export function watchBacklog(svc: RunningService, everyMs = 250): { stop(): Promise<{ peakBytes: number; samples: WalSample[] }> } {
+  const samples: WalSample[] = [];
   const state = { running: true };
+  const read = async () => {
+    const text = (await admin(svc, 'GET', '/metrics')).text;
+    const unflushed = /^sightline_wal_unflushed_bytes (\d+)$/m.exec(text);
+    const appended = /^sightline_wal_appended_bytes_total (\d+)$/m.exec(text);
+    if (unflushed && appended) samples.push({ at: performance.now(), unflushedBytes: Number(unflushed[1]), appendedBytes: Number(appended[1]) });
+  };
   const loop = (async () => {
     while (state.running) {
-      const text = (await admin(svc, 'GET', '/metrics')).text;
-      const m = /^sightline_wal_unflushed_bytes (\d+)$/m.exec(text);
-      if (m) peak = Math.max(peak, Number(m[1]));
+      await read();
       await new Promise((resolve) => setTimeout(resolve, everyMs));
     }
   })();
@@ -34,7 +49,8 @@ export function watchBacklog(svc: RunningService, everyMs = 250): { stop(): Prom
     async stop() {
       state.running = false;
       await loop;
-      return peak;
+      await read();
+      return { peakBytes: samples.reduce((peak, s) => Math.max(peak, s.unflushedBytes), 0), samples };
     },
   };
 }

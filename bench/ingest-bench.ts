@@ -7,6 +7,7 @@ import { startBareServer } from './bare-server.js';
 import { ndjsonBodies, percentile, runLoad, type LoadResult } from './load.js';
 import { extraBenchmarks } from './extra-benchmarks.js';
 import { waitForDrain, watchBacklog } from './drain.js';
+import { sustainedRates } from './sustained.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 8);
@@ -66,7 +67,7 @@ async function main(): Promise<void> {
     const svcResult = await runLoad({ url, headers, bodies, connections: CONNECTIONS, seconds: SECONDS });
     // What was acknowledged but not yet in DuckDB when the run ended: the rate all the way into the store counts it.
     const drainS = await waitForDrain(svc);
-    const peakBytes = await backlog.stop();
+    const { peakBytes, samples } = await backlog.stop();
 
     console.log(line('bare node:http, parse only', bareResult));
     console.log(line('sightline native NDJSON (durable)', svcResult));
@@ -77,6 +78,11 @@ async function main(): Promise<void> {
     console.log(`backlog landed in DuckDB ${drainS.toFixed(1)} s after the run: ${Math.round(storedRate).toLocaleString('en')} entries/s acked and stored ` +
       `(${((storedRate / bareRate) * 100).toFixed(1)} % of bare-parse)`);
     console.log(`backlog peak: ${(peakBytes / 1e6).toFixed(1)} MB of WAL records not yet in the store (~${Math.round(peakBytes / bytesPerEntry).toLocaleString('en')} entries)`);
+    const sustained = sustainedRates(svcResult, samples);
+    console.log(sustained === null ? 'sustained: the backlog did not settle at a bound during the run' :
+      `sustained, the run's last ${sustained.seconds.toFixed(1)} s with the backlog at its bound: ` +
+      `acked ${Math.round(sustained.ackedPerSecond).toLocaleString('en')} entries/s (${((sustained.ackedPerSecond / bareRate) * 100).toFixed(1)} %), ` +
+      `stored ${Math.round(sustained.storedPerSecond).toLocaleString('en')} entries/s (${((sustained.storedPerSecond / bareRate) * 100).toFixed(1)} %) of bare-parse`);
     // Half the load the service sustains — acked and stored, the lower of the two rates — paced (open loop): the
     // acknowledgement latency a steady shipper sees when the store keeps up.
     const half = Math.min(svcResult.entries / svcResult.seconds, storedRate) / 2;

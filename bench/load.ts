@@ -10,6 +10,11 @@ export interface LoadResult {
   latenciesMs: number[];
   failures: number;
   firstFailure: string;
+  /** performance.now() when the run began and ended. */
+  startedAt: number;
+  endedAt: number;
+  /** Each acknowledged request: performance.now() when its answer came, and the entries it carried. */
+  acks: { at: number; entries: number }[];
 }
 
 export interface LoadOptions {
@@ -29,8 +34,10 @@ export interface LoadOptions {
 export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
   const u = new URL(opts.url);
   const agent = new http.Agent({ keepAlive: true, maxSockets: opts.connections });
-  const result: LoadResult = { requests: 0, entries: 0, bytes: 0, seconds: 0, latenciesMs: [], failures: 0, firstFailure: '' };
   const start = performance.now();
+  const result: LoadResult = {
+    requests: 0, entries: 0, bytes: 0, seconds: 0, latenciesMs: [], failures: 0, firstFailure: '', startedAt: start, endedAt: start, acks: [],
+  };
   const deadline = start + opts.seconds * 1000;
   let next = 0;
   // Paced: body k is due at start + k × (entries per body / rate); whichever connection is free takes it.
@@ -52,6 +59,7 @@ export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
         result.entries += item.entries;
         result.bytes += item.body.length;
         result.latenciesMs.push(ms);
+        result.acks.push({ at: t0 + ms, entries: item.entries });
       } else {
         result.failures++;
         result.firstFailure ||= `${status} ${text.slice(0, 200)}`;
@@ -59,7 +67,8 @@ export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
     }
   };
   await Promise.all(Array.from({ length: opts.connections }, worker));
-  result.seconds = (performance.now() - start) / 1000;
+  result.endedAt = performance.now();
+  result.seconds = (result.endedAt - start) / 1000;
   agent.destroy();
   return result;
 }
