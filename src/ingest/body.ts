@@ -4,6 +4,7 @@
 // decompress (400 / 413) → parse). Codecs and their dialects: wire-formats.md §2.
 import type { IncomingMessage } from 'node:http';
 import { createGunzip } from 'node:zlib';
+import { crc32c } from '@node-rs/crc32';
 import { Decompress } from 'fzstd';
 import { ServiceError, errors } from '../errors.js';
 import { snappyDeclaredLength, uncompressSnappyBlock } from './snappy-block.js';
@@ -341,19 +342,8 @@ function decodedBlock(block: Buffer, declared: number): Buffer {
   return data;
 }
 
-// CRC-32C (Castagnoli), masked as the snappy framing format stores it.
-let crcTable: Uint32Array | undefined;
-
-export function crc32c(data: Uint8Array): number {
-  crcTable ??= Uint32Array.from({ length: 256 }, (_, n) => {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0x82f63b78 ^ (c >>> 1) : c >>> 1;
-    return c >>> 0;
-  });
-  let crc = 0xffffffff;
-  for (const byte of data) crc = (crcTable[(crc ^ byte) & 0xff] ?? 0) ^ (crc >>> 8);
-  return (crc ^ 0xffffffff) >>> 0;
-}
+/** CRC-32C (Castagnoli, by `@node-rs/crc32`, as wal-codec.ts's CRC-32) masked as the snappy framing format stores it. */
+export { crc32c };
 
 export function maskedCrc32c(data: Uint8Array): number {
   const crc = crc32c(data);

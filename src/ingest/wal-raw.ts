@@ -6,10 +6,9 @@
 // Payload layout: [u8 RAW_KIND][u32 LE meta length][meta: JSON][body]. JSON payloads (wal-codec.ts) start with `[`,
 // so the first byte tells the two apart.
 import type { IncomingHttpHeaders } from 'node:http';
-import { crc32 as zlibCrc32 } from 'node:zlib';
 import { emptyBatch, type TenantBatch } from '../model/batch.js';
 import type { FormatRequest, IngestFormat } from './format.js';
-import { RECORD_HEADER_BYTES, decodePayload, scanRecords } from './wal-codec.js';
+import { RECORD_HEADER_BYTES, crc32, decodePayload, scanRecords } from './wal-codec.js';
 
 const RAW_KIND = 0x03;
 const META_AT = 5;
@@ -42,8 +41,8 @@ export function encodeRawRecord(tenantId: string, format: IngestFormat & { walKe
   head.writeUInt32LE(rows, 8);
   head.writeUInt8(RAW_KIND, RECORD_HEADER_BYTES);
   head.writeUInt32LE(meta.length, RECORD_HEADER_BYTES + 1);
-  // zlib's crc32 continues from a previous value: the CRC of row count + payload without joining them.
-  const crc = zlibCrc32(body, zlibCrc32(meta, zlibCrc32(head.subarray(8))));
+  // A CRC continues from a previous value: the CRC of row count + payload without joining them.
+  const crc = crc32(body, 0, body.length, crc32(meta, 0, meta.length, crc32(head, 8)));
   head.writeUInt32LE(crc, 4);
   return { pieces: [head, meta, body], length: head.length + meta.length + body.length };
 }
