@@ -47,14 +47,17 @@ export function keysToPromote(
   let sampled = 0;
   // One row of a batch that decodes whole to give any (LogWindows.wholeBodySample) costs as much as all of them: such
   // batches run up what they owe the sample, and one gives many rows whenever the debt passes that many. The random
-  // start makes which batches are read random; the sample takes about its share of them all the same.
-  let owed = Math.random() * SAMPLE_ROWS;
+  // start makes which batches are read random; the sample takes about its share of them all the same. The debt is
+  // each batch's share unrounded, so a write of such batches alone owes SAMPLE_ROWS in all and, from a start above 0,
+  // always reads one (rounded shares could add up to less: 60 batches' 34 rows made 2,040, and a start under 8 read none).
+  let owed = (1 - Math.random()) * SAMPLE_ROWS;
   for (const { batch } of batches) {
     const n = logCount(batch);
-    let picks = total <= SAMPLE_ROWS ? n : Math.round((SAMPLE_ROWS * n) / total);
-    if (batch.logWindows?.wholeBodySample === true && picks > 0 && picks < n) {
+    const share = total <= SAMPLE_ROWS ? n : (SAMPLE_ROWS * n) / total;
+    let picks = Math.round(share);
+    if (batch.logWindows?.wholeBodySample === true && share < n) {
       const many = Math.min(n, SAMPLE_ROWS);
-      owed += picks;
+      owed += share;
       picks = owed >= many ? many : 0;
       owed -= picks;
     }
