@@ -82,7 +82,8 @@ async function main(): Promise<void> {
     console.log(sustained === null ? 'sustained: the backlog did not settle at a bound during the run' :
       `sustained, the run's last ${sustained.seconds.toFixed(1)} s with the backlog at its bound: ` +
       `acked ${Math.round(sustained.ackedPerSecond).toLocaleString('en')} entries/s (${((sustained.ackedPerSecond / bareRate) * 100).toFixed(1)} %), ` +
-      `stored ${Math.round(sustained.storedPerSecond).toLocaleString('en')} entries/s (${((sustained.storedPerSecond / bareRate) * 100).toFixed(1)} %) of bare-parse`);
+      `stored ${Math.round(sustained.storedPerSecond).toLocaleString('en')} entries/s (${((sustained.storedPerSecond / bareRate) * 100).toFixed(1)} %) of bare-parse; ` +
+      `backlog ${Math.round(sustained.backlogFrom).toLocaleString('en')} → ${Math.round(sustained.backlogTo).toLocaleString('en')} entries`);
     // Half the load the service sustains — acked and stored, the lower of the two rates — paced (open loop): the
     // acknowledgement latency a steady shipper sees when the store keeps up.
     const half = Math.min(svcResult.entries / svcResult.seconds, storedRate) / 2;

@@ -40,6 +40,8 @@ test('the sustained rates leave out the burst before the backlog reached its bou
   assert.ok(Math.abs(rates.seconds - 8.2) < 1e-9);
   assert.equal(Math.round(rates.ackedPerSecond), Math.round(8_600 / 8.2));
   assert.equal(Math.round(rates.storedPerSecond), 1_000);
+  assert.equal(Math.round(rates.backlogFrom), 3_600);
+  assert.equal(Math.round(rates.backlogTo), 4_000);
   // The whole run's acked figure counts the burst.
   assert.equal(run.entries / run.seconds, 1_400);
 });

@@ -11,6 +11,12 @@ export interface SustainedRates {
   seconds: number;
   ackedPerSecond: number;
   storedPerSecond: number;
+  /**
+   * The backlog, in entries, where the window starts and ends. Stores land in whole writes (a quarter million rows on
+   * the bench), so over a window of seconds the two rates differ by what the backlog moved between its ends.
+   */
+  backlogFrom: number;
+  backlogTo: number;
 }
 
 /** A backlog within this share of the run's peak has reached its bound. */
@@ -37,5 +43,7 @@ export function sustainedRates(run: LoadResult, samples: readonly WalSample[]): 
     seconds,
     ackedPerSecond: ackedBetween(from.at, last.at) / seconds,
     storedPerSecond: (storedBytes * entriesPerWalByte) / seconds,
+    backlogFrom: from.unflushedBytes * entriesPerWalByte,
+    backlogTo: last.unflushedBytes * entriesPerWalByte,
   };
 }
