@@ -206,6 +206,48 @@ class DecodingStore implements WalTarget {
   }
 }
 
+/**
+ * As the DuckDB worker takes writes (worker-host.ts): one at a time, in the order they reach it, each refused unless it
+ * starts where the store is. What it is handed is recorded as it arrives; while `gated`, a write waits for release().
+ */
+class ArrivalOrderStore implements WalTarget {
+  position = 0n;
+  arrivals: bigint[] = [];
+  refused: string[] = [];
+  msgs: string[] = [];
+  gated = false;
+  private readonly gates: (() => void)[] = [];
+  private queue: Promise<void> = Promise.resolve();
+  write(): Promise<void> {
+    return Promise.reject(new Error('a decoding store is given records, never batches'));
+  }
+  /** Lets the i-th write to arrive take its turn. */
+  release(i: number): void {
+    this.gates[i]?.();
+  }
+  writeRecords(parts: RecordParts, walPosition: bigint, from: bigint): Promise<void> {
+    const i = this.arrivals.push(from) - 1;
+    const gate = this.gated ? new Promise<void>((resolve) => { this.gates[i] = resolve; }) : Promise.resolve();
+    const turn = this.queue.then(async () => {
+      await gate;
+      if (walPosition <= this.position) return;
+      if (from !== this.position) {
+        this.refused.push(`a write from ${from} while the store is at ${this.position}`);
+        throw new Error(`a write from ${from} while the store is at ${this.position}`);
+      }
+      for (const tb of await decodeRecordParts(parts, replayFormats, true)) {
+        for (const logs of logWindowsOf(tb.batch)) this.msgs.push(...logs.map((l) => l.msg));
+      }
+      this.position = walPosition;
+    });
+    this.queue = turn.catch(() => undefined);
+    return turn;
+  }
+  walPosition(): Promise<bigint> {
+    return Promise.resolve(this.position);
+  }
+}
+
 describe('the WAL and a store that decodes records', () => {
   const dirs: string[] = [];
   after(async () => {
@@ -271,6 +313,48 @@ describe('the WAL and a store that decodes records', () => {
     assert.deepEqual(store.msgs, sent);
     assert.ok(store.sizes.some((w) => w.behind), 'writes were in flight together');
     for (const w of store.sizes.filter((x) => x.behind)) assert.equal(w.rows, 8, JSON.stringify(store.sizes));
+    await wal.close();
+  });
+
+  test('writes reach the store in the order they were made, when one is read back from disk and the next is held', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'wal-raw-'));
+    dirs.push(dir);
+    const store = new ArrivalOrderStore();
+    const errors: unknown[] = [];
+    const oneRecord = await (async () => {
+      const probeDir = await mkdtemp(join(tmpdir(), 'wal-raw-'));
+      dirs.push(probeDir);
+      const probe = await openWal({ dir: probeDir, store: new ArrivalOrderStore(), maxBytes: 1 << 30, batchIntervalMs: 1 });
+      await appendNative(probe, ['r0']);
+      await probe.close();
+      return probe.stats().appendedBytes;
+    })();
+    // Memory for one record, one record a write: a record that comes while one is held is read back from its segment.
+    const wal = await openWal({
+      dir, store, maxBytes: 1 << 30, memoryBytes: oneRecord, batchRows: 1, batchIntervalMs: 1, onError: (e) => errors.push(e),
+    });
+    const arrived = async (n: number) => {
+      while (store.arrivals.length < n) await new Promise((resolve) => setTimeout(resolve, 1));
+    };
+    store.gated = true;
+    await appendNative(wal, ['r1']);
+    await arrived(1);
+    await appendNative(wal, ['r2']);
+    await arrived(2); // two writes in flight, neither answered: nothing is held
+    await appendNative(wal, ['r3']); // held
+    await appendNative(wal, ['r4']); // read back later: memory was full
+    store.release(0);
+    await arrived(3); // r3's write took it out of memory
+    await appendNative(wal, ['r5']); // held
+    store.gated = false;
+    // Both writes in flight answer at once: r4's (read back from disk) and r5's (in memory) are made together.
+    store.release(1);
+    store.release(2);
+    await wal.flush();
+    assert.deepEqual(store.refused, [], 'no write reached the store ahead of the one made before it');
+    assert.deepEqual(errors, []);
+    assert.deepEqual(store.msgs, ['r1', 'r2', 'r3', 'r4', 'r5']);
+    assert.deepEqual(store.arrivals, [...store.arrivals].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0)), 'arrived in order');
     await wal.close();
   });
 

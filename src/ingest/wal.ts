@@ -196,6 +196,8 @@ class WalImpl implements Wal {
   private closing = false;
   private acked: bigint;
   private inMemory = 0;
+  /** Settles once the last write made has been handed to the store (writeEntries). */
+  private handOvers: Promise<void> = Promise.resolve();
   private lastAppend: Promise<void> = Promise.resolve();
   private readonly replayedRecords: number;
   private readonly counts = { appendedBytes: 0, appendedRecords: 0, unflushedBytes: 0, unflushedRecords: 0, fsyncs: 0, lastFsyncRecords: 0 };
@@ -314,8 +316,22 @@ class WalImpl implements Wal {
   /** Stores `entries` through `end`: as bytes to a store that decodes records itself, else as batches. */
   private async writeEntries(entries: Queued[], end: bigint, from: bigint): Promise<void> {
     const store = this.opts.store;
-    if (store.writeRecords) await store.writeRecords(await this.recordParts(entries), end, from);
-    else await store.write(await this.load(entries), end);
+    if (store.writeRecords === undefined) {
+      await store.write(await this.load(entries), end);
+      return;
+    }
+    const writeRecords = store.writeRecords.bind(store);
+    // Two writes may be in flight (Drain.maxInFlight), and the store takes them in the order they reach it, refusing
+    // one that does not start where it is. A write whose records are read back from their segment is ready later than
+    // one made after it from records held in memory (under a backlog past the memory cap, records that came while it
+    // was full are on disk, and those that came once a write had taken the held ones out are in memory): handed over
+    // when ready, the second reached the store first and was refused, and the drain backed off, answering 429s
+    // meanwhile. So each write is handed over only after the one made before it; its records are read meanwhile.
+    const parts = this.recordParts(entries);
+    parts.catch(() => undefined); // a failed read fails this write below, when its turn comes, not the process now
+    const handedOver = this.handOvers.then(() => parts).then((ready) => ({ stored: writeRecords(ready, end, from) }));
+    this.handOvers = handedOver.then(() => undefined, () => undefined);
+    await (await handedOver).stored;
   }
 
   /** The batches of `entries`, decoding those not held in memory from their segments. */
