@@ -46,7 +46,7 @@ test('the sustained rates leave out the burst before the backlog reached its bou
   assert.equal(run.entries / run.seconds, 1_400);
 });
 
-test('a store falling behind shows as a stored rate under the acked one', () => {
+test('a backlog still growing at the end of the run gives no sustained rates: the store did not keep up', () => {
   const { run, samples } = burstThenSteady();
   // From 2 s on the store takes half of what comes; the backlog still peaks at the run's end, so from 9 s.
   let lag = 0;

@@ -342,9 +342,10 @@ function decodedBlock(block: Buffer, declared: number): Buffer {
   return data;
 }
 
-/** CRC-32C (Castagnoli, by `@node-rs/crc32`, as wal-codec.ts's CRC-32) masked as the snappy framing format stores it. */
+/** CRC-32C (Castagnoli), by `@node-rs/crc32` as wal-codec.ts's CRC-32 is. */
 export { crc32c };
 
+/** CRC-32C masked as the snappy framing format stores it. */
 export function maskedCrc32c(data: Uint8Array): number {
   const crc = crc32c(data);
   return (((crc >>> 15) | (crc << 17)) + 0xa282ead8) >>> 0;
