@@ -165,6 +165,15 @@ describe('a raw record its format no longer parses', () => {
   });
 });
 
+/** The messages of a write's records, decoded as the DuckDB worker does: log lines parsed window by window (LogWindows). */
+async function messagesOf(parts: RecordParts): Promise<string[]> {
+  const msgs: string[] = [];
+  for (const tb of await decodeRecordParts(parts, replayFormats, true)) {
+    for (const logs of logWindowsOf(tb.batch)) msgs.push(...logs.map((l) => l.msg));
+  }
+  return msgs;
+}
+
 /** A store that takes framed records and decodes them itself, as the DuckDB worker does. */
 class DecodingStore implements WalTarget {
   msgs: string[] = [];
@@ -192,11 +201,8 @@ class DecodingStore implements WalTarget {
     }
     if (walPosition <= this.position) return;
     if (from !== this.position) throw new Error(`a write from ${from} while the store is at ${this.position}`);
-    // As the DuckDB worker does: log lines left to be parsed window by window (model/batch.ts LogWindows).
     const before = this.msgs.length;
-    for (const tb of await decodeRecordParts(parts, replayFormats, true)) {
-      for (const logs of logWindowsOf(tb.batch)) this.msgs.push(...logs.map((l) => l.msg));
-    }
+    this.msgs.push(...await messagesOf(parts));
     this.sizes.push({ rows: this.msgs.length - before, behind });
     this.position = walPosition;
     this.writes++;
@@ -235,9 +241,7 @@ class ArrivalOrderStore implements WalTarget {
         this.refused.push(`a write from ${from} while the store is at ${this.position}`);
         throw new Error(`a write from ${from} while the store is at ${this.position}`);
       }
-      for (const tb of await decodeRecordParts(parts, replayFormats, true)) {
-        for (const logs of logWindowsOf(tb.batch)) this.msgs.push(...logs.map((l) => l.msg));
-      }
+      this.msgs.push(...await messagesOf(parts));
       this.position = walPosition;
     });
     this.queue = turn.catch(() => undefined);
