@@ -1,7 +1,7 @@
 // POST /api/v1/ingest: a JSON array of objects, NDJSON (one object per line) or one bare object
 // (wire-formats.md §3.1; VictoriaLogs app/vlinsert/jsonline). A malformed body is refused whole with a
 // 400 naming the line or element; nothing of it is returned, so nothing of it is stored.
-// Hot path (bench/ingest-bench): the request thread checks each line's bytes in place (countNative, json-scan.ts);
+// Hot path (bench/ingest-bench): the request thread checks each line's bytes in place (countNative, json-lines.ts);
 // the DuckDB worker parses them, one JSON.parse per line over 64 KB windows of text, as it appends (nativeLogWindows).
 import { errors } from '../../errors.js';
 import type { Batch, LogWindows } from '../../model/batch.js';
@@ -11,6 +11,7 @@ import { parseTimestamp } from './timestamps.js';
 import { isAscii } from 'node:buffer';
 import { TEXT_WINDOW_BYTES, textOf, textWindowEnd, utf8Text } from '../utf8-text.js';
 import { jsonObjectDepth } from './json-scan.js';
+import { countJsonLines } from './json-lines.js';
 import { PlainLineReader } from './native-plain.js';
 import type { PlainLines } from '../../model/plain-row.js';
 
@@ -28,8 +29,9 @@ export function parseNative(body: Buffer, nowNs: bigint): Batch {
 }
 
 /**
- * The entries parseNative(body) would give, refusing what it refuses. Each line is checked in place, byte by byte
- * (json-scan.ts), with no object built: the store's worker parses it later. A body the check refuses, or one with a
+ * The entries parseNative(body) would give, refusing what it refuses. Each line is checked in place, in WebAssembly
+ * (json-lines.ts; a line longer than its window by json-scan.ts's walk), with no object built: the store's worker
+ * parses it later. A body the check refuses, or one with a
  * line nested deeply enough to overflow the flattening (fields.ts jsonText), goes through parseNative's own path,
  * which gives the exact 400 (or reads a single pretty-printed object); so the two can never disagree on a body.
  */
@@ -37,7 +39,7 @@ export function countNative(body: Buffer, nowNs: bigint): number {
   const first = firstContent(body);
   if (first === body.length) return 0;
   if (body[first] === 0x5b /* [ */) return parseArray(utf8Text(body.subarray(first)), nowNs).length;
-  const count = countObjectLines(body);
+  const count = countJsonLines(body, bomLength(body), body.length, MAX_SAFE_DEPTH) ?? countObjectLines(body);
   return count >= 0 ? count : parseLines(body, nowNs).length;
 }
 
