@@ -6,6 +6,7 @@ import { countJsonLines } from './json-lines.js';
 import { jsonObjectDepth } from './json-scan.js';
 import { countNative } from './native.js';
 import { mulberry32 } from '../../testing/prng.js';
+import { EDGE_LINES, JSON_NOISE, JSON_SPACE, jsonGenerator } from '../../testing/json-lines.js';
 
 const MAX_DEPTH = 512;
 
@@ -38,15 +39,8 @@ void test('the module the service loads is what json-lines.wat assembles to', ()
 
 void test('answers as the JS walk does: hand-picked lines, alone and in bodies', () => {
   const lines = [
-    '{}', ' {} ', '\t{\r}\r', '{"a":1}', '{"a":[]}', '{"a":{}}', '{"a":[1,[2,[3]]]}', '{"a":-0}', '{"a":0.5e-7}',
-    '{"a":1E+2}', '{"a":true,"b":false,"c":null}', '{"\\u00e9\\ud800":"\\"\\\\\\/\\b\\f\\n\\r\\t"}', '{"a":"é中😀"}',
-    '{"a" : 1 , "b" : [ 1 , 2 ] }', '{"a":1}{"b":2}', '{"a":1,}', '{,}', '{"a"}', '{"a":}', '{a:1}', "{'a':1}", '{"a":01}',
-    '{"a":1.}', '{"a":.5}', '{"a":+1}', '{"a":1e}', '{"a":-}', '{"a":0x10}', '{"a":NaN}', '{"a":tru}', '{"a":truex}',
-    '{"a":nul}', '{"a":fals}', '{"a":falsey}', '{"a":[1,]}', '{"a":[,1]}', '{"a":[1 2]}', '{"a":"\t"}', '{"a":"\\x"}',
-    '{"a":"\\u12"}', '{"a":"\\u12G4"}', '{"a":"\u0000"}', '{"a":"\u007f"}', '{"a":"b}', '{"a":1', '{"a":1}}', '[{"a":1}]',
-    '[]', '"x"', '1', 'null', '{"a":1} x', '\u00a0{}', '{}\u00a0', '{"a":"\ufeff"}', '{"a":[[[[]]]]}', '{"":""}',
-    '{"a":"\\uDFFF"}', '{"a":1,"a":2}', '{"a":-01}', '{"a":1e5.5}', '{"a":00}', '{"a":"0123456789abcdef0123456789"}',
-    '{"a":"0123456789abcde\\"0123456789"}', '{"a":"0123456789abcdef\\', '{"a":[true,false,null]}', '{"a":{"b":{"c":{}}}}',
+    ...EDGE_LINES, '{"a":fals}', '{"a":falsey}', '{"a":"0123456789abcdef0123456789"}', '{"a":"0123456789abcde\\"0123456789"}',
+    '{"a":"0123456789abcdef\\', '{"a":[true,false,null]}', '{"a":{"b":{"c":{}}}}',
   ];
   for (const line of lines) {
     const one = Buffer.from(line);
@@ -112,31 +106,13 @@ void test('cuts windows after a newline, and leaves a line longer than a window 
 
 void test('answers as the JS walk does: 3,000 generated bodies, cut into windows, with edits', () => {
   const rnd = mulberry32(27);
-  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)] as T;
-  const scalars = ['0', '-0', '12', '-3.25', '1e9', '2E-3', '6.02e+23', 'true', 'false', 'null', '""', '"text"', '"é"',
-    '"\\u20ac"', '"\\n\\t\\"\\\\"', '"\\ud83d\\ude00"', '"😀"', '"a string long enough to take more than one load"'];
-  const space = ['', '', '', ' ', '\t', '\r', ' \r '];
-  const value = (depth: number): string => {
-    const r = rnd();
-    if (depth > 4 || r < 0.55) return pick(scalars);
-    if (r < 0.75) return `[${Array.from({ length: Math.floor(rnd() * 4) }, () => pick(space) + value(depth + 1) + pick(space)).join(',')}]`;
-    return object(depth + 1);
-  };
-  const object = (depth: number): string => `{${Array.from({ length: Math.floor(rnd() * 5) },
-    () => `${pick(space)}${pick(['"a"', '"key"', '""', '"\\u0041"', '"é"'])}${pick(space)}:${pick(space)}${value(depth)}${pick(space)}`).join(',')}}`;
-  const noise = [0x22, 0x5c, 0x7b, 0x7d, 0x5b, 0x5d, 0x2c, 0x3a, 0x2d, 0x2e, 0x30, 0x31, 0x65, 0x45, 0x2b, 0x75, 0x6e,
-    0x74, 0x66, 0x20, 0x09, 0x0a, 0x0d, 0x00, 0x1f, 0x7f, 0x80, 0xc3, 0xff];
+  const { pick, object, edit } = jsonGenerator(rnd, ['"a string long enough to take more than one load"']);
+  const noise = [...JSON_NOISE, 0x0a, 0x0d];
   let accepted = 0;
   for (let n = 0; n < 3_000; n++) {
-    const lines = Array.from({ length: 1 + Math.floor(rnd() * 6) }, () => pick(['', ' ', '\r', '']) + (rnd() < 0.1 ? '' : object(0)) + pick(space));
-    let body = Buffer.from(lines.join(pick(['\n', '\r\n', '\n\n'])) + pick(['', '\n', '\r\n']));
-    const edits = n % 3 === 0 ? 0 : 1 + Math.floor(rnd() * 2);
-    for (let e = 0; e < edits && body.length > 0; e++) {
-      const at = Math.floor(rnd() * body.length);
-      const kind = rnd();
-      const piece = kind < 0.33 ? Buffer.alloc(0) : Buffer.from([pick(noise)]);
-      body = Buffer.concat([body.subarray(0, at), piece, body.subarray(kind < 0.66 ? at + 1 : at)]);
-    }
+    const lines = Array.from({ length: 1 + Math.floor(rnd() * 6) }, () => pick(['', ' ', '\r', '']) + (rnd() < 0.1 ? '' : object(0)) + pick(JSON_SPACE));
+    const text = lines.join(pick(['\n', '\r\n', '\n\n'])) + pick(['', '\n', '\r\n']);
+    const body = edit(Buffer.from(text), n % 3 === 0 ? 0 : 1 + Math.floor(rnd() * 2), noise);
     const want = byWalk(body);
     if (want > 0) accepted++;
     assert.equal(count(body), want, `case ${n}: ${body.toString('hex')}`);

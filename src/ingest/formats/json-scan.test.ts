@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { jsonObjectDepth } from './json-scan.js';
 import { mulberry32 } from '../../testing/prng.js';
+import { EDGE_LINES, JSON_SPACE, jsonGenerator } from '../../testing/json-lines.js';
 
 /** What JSON.parse says of the bytes, decoded as the service decodes a body: the object's depth, or -1. */
 function byJsonParse(bytes: Buffer): number {
@@ -25,17 +26,7 @@ function scan(bytes: Buffer): number {
 }
 
 void test('accepts exactly the objects JSON.parse accepts: hand-picked edges', () => {
-  const cases = [
-    '{}', ' {} ', '\t{\r\n}\r', '{"a":1}', '{"a":[]}', '{"a":{}}', '{"a":[1,[2,[3]]]}', '{"a":-0}', '{"a":0.5e-7}',
-    '{"a":1E+2}', '{"a":true,"b":false,"c":null}', '{"\\u00e9\\ud800":"\\"\\\\\\/\\b\\f\\n\\r\\t"}', '{"a":"é中😀"}',
-    '{"a" : 1 , "b" : [ 1 , 2 ] }', '{"a":1}{"b":2}', '{"a":1,}', '{,}', '{"a"}', '{"a":}', '{a:1}', "{'a':1}", '{"a":01}',
-    '{"a":1.}', '{"a":.5}', '{"a":+1}', '{"a":1e}', '{"a":-}', '{"a":0x10}', '{"a":NaN}', '{"a":Infinity}', '{"a":tru}',
-    '{"a":truex}', '{"a":nul}', '{"a":[1,]}', '{"a":[,1]}', '{"a":[1 2]}', '{"a":"\t"}', '{"a":"\\x"}', '{"a":"\\u12"}',
-    '{"a":"\\u12G4"}', '{"a":"\u0000"}', '{"a":"\u007f"}', '{"a":"b}', '{"a":1', '{"a":1}}', '[{"a":1}]', '[]', '"x"', '1',
-    'null', '', ' ', '{"a":1} x', '\u00a0{}', '{}\u00a0', '\ufeff{}', '{"a":"\ufeff"}', '{"a":1}\n', '{"a":[[[[]]]]}',
-    '{"":""}', '{"a":"\\uDFFF"}', '{"a":1,"a":2}', '{"__proto__":{"x":1}}', '{"a":-01}', '{"a":1e5.5}', '{"a":00}',
-  ];
-  for (const text of cases) {
+  for (const text of EDGE_LINES) {
     const bytes = Buffer.from(text);
     assert.equal(scan(bytes), byJsonParse(bytes), JSON.stringify(text));
   }
@@ -69,32 +60,11 @@ void test('reports the depth of deep values (no limit of its own)', () => {
 
 void test('accepts exactly the objects JSON.parse accepts: 40,000 generated and mutated lines', () => {
   const rnd = mulberry32(12);
-  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)] as T;
-  const scalars = ['0', '-0', '12', '-3.25', '1e9', '2E-3', '6.02e+23', 'true', 'false', 'null', '""', '"text"', '"é"',
-    '"\\u20ac"', '"\\n\\t\\"\\\\"', '"\\ud83d\\ude00"', '"😀"'];
-  const space = ['', '', '', ' ', '\t', '\r', ' \r '];
-  const value = (depth: number): string => {
-    const r = rnd();
-    if (depth > 4 || r < 0.55) return pick(scalars);
-    if (r < 0.75) return `[${Array.from({ length: Math.floor(rnd() * 4) }, () => pick(space) + value(depth + 1) + pick(space)).join(',')}]`;
-    return object(depth + 1);
-  };
-  const object = (depth: number): string => `{${Array.from({ length: Math.floor(rnd() * 5) },
-    () => `${pick(space)}${pick(['"a"', '"key"', '""', '"\\u0041"', '"é"'])}${pick(space)}:${pick(space)}${value(depth)}${pick(space)}`).join(',')}}`;
-  // Edits that break JSON in the ways real input does: a byte dropped, doubled or swapped for a structural one.
-  const noise = [0x22, 0x5c, 0x7b, 0x7d, 0x5b, 0x5d, 0x2c, 0x3a, 0x2d, 0x2e, 0x30, 0x31, 0x65, 0x45, 0x2b, 0x75, 0x6e,
-    0x74, 0x66, 0x20, 0x09, 0x00, 0x1f, 0x7f, 0x80, 0xc3, 0xff];
+  const { pick, object, edit } = jsonGenerator(rnd);
   let accepted = 0;
   for (let n = 0; n < 40_000; n++) {
-    const bytes = Buffer.from(pick(space) + object(0) + pick(space));
-    const edits = n % 4 === 0 ? 0 : 1 + Math.floor(rnd() * 2);
-    let line = bytes;
-    for (let e = 0; e < edits && line.length > 0; e++) {
-      const at = Math.floor(rnd() * line.length);
-      const kind = rnd();
-      const piece = kind < 0.33 ? Buffer.alloc(0) : Buffer.from([pick(noise)]);
-      line = Buffer.concat([line.subarray(0, at), piece, line.subarray(kind < 0.66 ? at + 1 : at)]);
-    }
+    const bytes = Buffer.from(pick(JSON_SPACE) + object(0) + pick(JSON_SPACE));
+    const line = edit(bytes, n % 4 === 0 ? 0 : 1 + Math.floor(rnd() * 2));
     const want = byJsonParse(line);
     const got = scan(line);
     if (want >= 0) accepted++;
