@@ -8,6 +8,8 @@
 // error either way; inside a string any such byte is allowed, and a malformed sequence decodes to U+FFFD, which
 // JSON.parse allows too; a newline byte is never part of a multi-byte sequence.
 // The walk also reports how deep the value nests, which decides whether flattening it may overflow (native.ts).
+// The request thread runs the same walk in WebAssembly (json-lines.wat, held to this one by its tests); this one checks
+// a line longer than that module's window, and is the reference the tests hold the module to.
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;

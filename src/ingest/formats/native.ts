@@ -31,9 +31,9 @@ export function parseNative(body: Buffer, nowNs: bigint): Batch {
 /**
  * The entries parseNative(body) would give, refusing what it refuses. Each line is checked in place, in WebAssembly
  * (json-lines.ts; a line longer than its window by json-scan.ts's walk), with no object built: the store's worker
- * parses it later. A body the check refuses, or one with a
- * line nested deeply enough to overflow the flattening (fields.ts jsonText), goes through parseNative's own path,
- * which gives the exact 400 (or reads a single pretty-printed object); so the two can never disagree on a body.
+ * parses it later. A body the check refuses, or one with a line nested deeply enough to overflow the flattening
+ * (fields.ts jsonText), goes through parseNative's own path, which gives the exact 400 (or reads a single
+ * pretty-printed object); so the two can never disagree on a body.
  */
 export function countNative(body: Buffer, nowNs: bigint): number {
   const first = firstContent(body);
