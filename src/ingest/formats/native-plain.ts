@@ -6,8 +6,8 @@
 // It reads only what it can give exactly; for anything else read() says false and the store parses that line as
 // before (native.ts), so the two paths never disagree on a line. It takes lines of a pure-ASCII body (the caller's
 // check) whose object nests at most MAX_DEPTH deep, with no array, no name that has an escape, begins with a digit
-// (V8 orders integer-like names first) or is `__proto__`, no name given twice after flattening (JSON.parse keeps the
-// last value at the first place), a message that is a string when one is chosen, and only finite numbers.
+// (V8 orders integer-like names first) or is `__proto__`, no name given twice after flattening or as an object's
+// (JSON.parse keeps the last value at the first place), a message that is a string when one is chosen, and only finite numbers.
 // The rules it follows are toLogEntry's and addField's (native.ts, fields.ts): message and time precedence, string
 // service/severity/ids, nested objects flattened to dotted names, an empty object kept as the string `{}`.
 import { PlainRow, ValueKind, type FieldName, type StringSpan } from '../../model/plain-row.js';
@@ -226,6 +226,10 @@ export class PlainLineReader {
         this.add(name, ValueKind.EmptyObject, i, inner + 1, 0, false, null);
         next = inner + 1;
       } else {
+        // Given twice, JSON.parse keeps only the last object's members, as it keeps the last value of any name given
+        // twice: the parse reads that line (the object's own name is no field, so row.add would not see it again).
+        if (name.seenInRow === this.row.rowNumber) throw NOT_PLAIN;
+        name.seenInRow = this.row.rowNumber;
         next = this.object(inner, end, name, depth + 1);
         if (name.role !== 0) this.roles[name.role] = OBJECT_VALUE;
         return next;

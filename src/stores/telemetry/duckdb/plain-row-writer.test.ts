@@ -98,6 +98,9 @@ const EDGES = [
 const NOT_IN_PLACE = [
   '{"a":1,"a":2}',
   '{"a":{"b":1},"a.b":2}',
+  '{"a":{"b":1},"a":{"c":2}}',
+  '{"_msg":{"a":1},"_msg":"the last one"}',
+  '{"a":{"b":1},"a":1}',
   '{"1":"digit name"}',
   '{"a":{"2":"nested digit name"}}',
   '{"na\\u006de":"escaped name"}',
