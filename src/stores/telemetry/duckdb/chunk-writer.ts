@@ -75,6 +75,8 @@ function copyBytes(src: Uint8Array, start: number, end: number, to: Uint8Array, 
  */
 const freeChunks = new Map<string, DuckDBDataChunk[]>();
 const kindsOfChunk = new WeakMap<DuckDBDataChunk, string>();
+/** What take() made of a chunk: its column kinds, and the constant each constant vector holds (copyChunk()). */
+const layoutOfChunk = new WeakMap<DuckDBDataChunk, { kinds: readonly ColumnKind[]; constants: readonly (string | null)[] }>();
 /** Most chunks kept free per set of column kinds: more than the chunks a write builds ahead (log-prefetch.ts). */
 const MAX_FREE_CHUNKS = 128;
 
@@ -90,6 +92,37 @@ export function recycleChunk(chunk: DuckDBDataChunk): void {
   if (free.length >= MAX_FREE_CHUNKS) return;
   chunk.reset();
   free.push(chunk);
+}
+
+/**
+ * A chunk take() finished, copied into `out`: a chunk of DuckDB's own with the same columns (a table function's
+ * output, chunk-insert.ts). Each column's values and NULL mask are copied, a constant column is made constant there
+ * too. Long strings are not copied: `out`'s point into `src`'s string heap, so `src` must not be recycled or freed
+ * until DuckDB is done with `out`.
+ */
+export function copyChunk(src: DuckDBDataChunk, out: duckdb.DataChunk): void {
+  const layout = layoutOfChunk.get(src);
+  if (layout === undefined) throw new TypeError('chunk-writer: copyChunk takes a chunk a ChunkWriter finished');
+  const n = src.rowCount;
+  layout.kinds.forEach((kind, i) => {
+    const to = duckdb.data_chunk_get_vector(out, i);
+    const constant = layout.constants[i];
+    if (constant !== null && constant !== undefined) {
+      duckdb.vector_reference_value(to, duckdb.create_varchar(constant));
+      return;
+    }
+    const from = duckdb.data_chunk_get_vector(src.chunk, i);
+    const bytes = n * WIDTH[kind];
+    const data = duckdb.vector_get_data(from, bytes) as Uint8Array<ArrayBuffer>;
+    duckdb.copy_data_to_vector(to, 0, data.buffer, data.byteOffset, bytes);
+    const maskBytes = Math.ceil(n / 64) * 8;
+    const mask = duckdb.vector_get_validity(from, maskBytes) as Uint8Array<ArrayBuffer> | null; // null: no row is NULL
+    if (mask !== null) {
+      duckdb.vector_ensure_validity_writable(to);
+      duckdb.copy_data_to_vector_validity(to, 0, mask.buffer, mask.byteOffset, maskBytes);
+    }
+  });
+  duckdb.data_chunk_set_size(out, n);
 }
 
 /** Whether `src[start, end)` has an ASCII upper-case letter. */
@@ -421,6 +454,7 @@ export class ChunkWriter {
     });
     duckdb.data_chunk_set_size(this.chunk.chunk, n);
     const done = this.chunk;
+    layoutOfChunk.set(done, { kinds: this.kinds, constants: [...this.constants] });
     this.start();
     return done;
   }

@@ -24,6 +24,7 @@ import { CommittedKeys, MetricPrefetch, appendMetrics, hasSamples } from './metr
 import { oldestData, spanDurations } from './detector-reads-sql.js';
 import { sampleTracesSql } from './trace-sample-sql.js';
 import { withAppender } from './appender.js';
+import { ChunkInserter } from './chunk-insert.js';
 import { DuckdbSeriesSource, METRIC_TABLES_SQL, SAMPLE_COLUMNS } from './samples-sql.js';
 import { migrateSampleTenants, TENANT_REF_SQL, TenantRefs } from './sample-tenants.js';
 import { tableColumns } from './table-columns.js';
@@ -181,6 +182,8 @@ class DuckdbStore implements DuckdbTelemetryStore {
   private commitReached: Promise<void> = Promise.resolve();
   /** Fewer DuckDB threads while writes keep coming (write-threads.ts). */
   private readonly threads: WriteThreads;
+  /** The log chunks of a write into DuckDB, on the writer's connection (chunk-insert.ts). */
+  private readonly inserter: ChunkInserter;
 
   constructor(
     private readonly instance: DuckDBInstance, private readonly writer: Lane, private readonly readers: Lane[],
@@ -190,6 +193,7 @@ class DuckdbStore implements DuckdbTelemetryStore {
       ...policy.threads,
       set: (n) => this.writer.run((c) => setThreads(c, n)),
     });
+    this.inserter = new ChunkInserter(writer.conn);
   }
 
   /**
@@ -243,7 +247,7 @@ class DuckdbStore implements DuckdbTelemetryStore {
             return;
           }
           await this.threads.writing((n) => setThreads(c, n));
-          await appendLogs(c, batches, columns, writable, ahead?.logs?.take(columns) ?? undefined);
+          await appendLogs(c, this.inserter, batches, columns, writable, ahead?.logs?.take(columns) ?? undefined);
           await appendSpans(c, batches);
           await appendReplay(c, batches);
           const metricKeys = await appendMetrics(c, batches, this.metricKeys, this.tenantRefs, ahead?.metrics?.take());

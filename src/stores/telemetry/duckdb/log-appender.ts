@@ -1,15 +1,15 @@
-// Log entries into the `logs` table through one DuckDB appender, inside the writer's open transaction
-// (duckdb-store.ts write()), a chunk of rows at a time (chunk-writer.ts). The columns are positional: the fixed ones,
+// Log entries into the `logs` table inside the writer's open transaction (duckdb-store.ts write()), a chunk of rows at
+// a time (chunk-writer.ts), inserted by DuckDB from a table function (chunk-insert.ts). The columns are positional: the fixed ones,
 // `field_order`, then every promoted field column of the table (field-columns.ts) — filled for the `writable` ones,
 // NULL for any the writer may not fill yet (field-layout.ts).
 import type { DuckDBConnection, DuckDBDataChunk } from '@duckdb/node-api';
 import { logCount, logWindowsOf, type TenantBatch } from '../../../model/batch.js';
 import type { LogEntry } from '../../../model/log-entry.js';
 import { PlainRow, type PlainLines } from '../../../model/plain-row.js';
-import { appendChunks } from './appender.js';
 import type { PreparedChunks } from './chunks-ahead.js';
+import type { ChunkInserter, InsertColumn } from './chunk-insert.js';
 import { ChunkWriter, type ColumnKind } from './chunk-writer.js';
-import { FieldSplitter, FIELD_ORDER_COLUMN, type FieldColumn, type FieldKind } from './field-columns.js';
+import { FieldSplitter, FIELD_ORDER_COLUMN, KIND_SQL_TYPE, type FieldColumn, type FieldKind } from './field-columns.js';
 import { COLUMN, int64, PlainRowWriter, type RowSink } from './plain-row-writer.js';
 
 export { int64 };
@@ -20,20 +20,26 @@ export const LOG_COLUMNS = ['tenant_id', 'time_ns', 'observed_ns', 'service', 's
 const FIXED_KINDS: ColumnKind[] = ['varchar', 'bigint', 'bigint', 'varchar', 'varchar', 'varchar', 'varchar', 'varchar',
   'varchar', 'varchar', 'varchar', 'varchar'];
 const KIND_COLUMN: Record<FieldKind, ColumnKind> = { text: 'varchar', int: 'bigint', uuid: 'uuid' };
+const SQL_TYPE = { varchar: 'VARCHAR', bigint: 'BIGINT', uuid: 'UUID', double: 'DOUBLE', boolean: 'BOOLEAN' } as const;
 
 /** Rows appended between yields inside a write (~2-5 ms of appender calls): keeps the event loop free for acks. */
 export const ROWS_PER_YIELD = 1024;
 
 /**
- * Appends every log of `batches`, yielding after each chunk (DESIGN §1: the drain must yield). `columns` are the
- * table's promoted columns; the writer fills the first `writable` of them. `ahead`, when given, holds the first of
- * these chunks already built (log-prefetch.ts) and builds the rest.
+ * Inserts every log of `batches` through `inserter` (registered on `c`), yielding between chunks (DESIGN §1: the
+ * drain must yield). `columns` are the table's promoted columns; the writer fills the first `writable` of them.
+ * `ahead`, when given, holds the first of these chunks already built (log-prefetch.ts) and builds the rest.
  */
 export async function appendLogs(
-  c: DuckDBConnection, batches: TenantBatch[], columns: readonly FieldColumn[], writable: number, ahead?: PreparedChunks,
+  c: DuckDBConnection, inserter: ChunkInserter, batches: TenantBatch[], columns: readonly FieldColumn[], writable: number,
+  ahead?: PreparedChunks,
 ): Promise<void> {
   if (!batches.some((b) => logCount(b.batch) > 0)) return;
-  await appendChunks(c, 'logs', ahead ?? { built: [], rest: logChunks(batches, columns, writable) });
+  const into: InsertColumn[] = [
+    ...LOG_COLUMNS.map((name, i) => ({ name, type: name === 'fields' ? 'JSON' as const : SQL_TYPE[FIXED_KINDS[i] ?? 'varchar'] })),
+    ...columns.map((col) => ({ name: col.column, type: KIND_SQL_TYPE[col.kind] })),
+  ];
+  await inserter.insert(c, 'logs', into, ahead ?? { built: [], rest: logChunks(batches, columns, writable) });
 }
 
 /**

@@ -18,6 +18,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { LOGS_MIGRATION_SQL, LOGS_TABLE_SQL } from './schema.js';
 import { addFieldColumns } from './field-catalog.js';
 import { appendLogs } from './log-appender.js';
+import { ChunkInserter } from './chunk-insert.js';
 import type { TenantBatch } from '../../../model/batch.js';
 
 const NOW = 1_800_000_000_000_000_000n;
@@ -157,7 +158,7 @@ void describe('OTLP log records written from their bytes', () => {
       try {
         for (const sql of [LOGS_TABLE_SQL, ...LOGS_MIGRATION_SQL]) await c.run(sql);
         const columns = await addFieldColumns(c, [], COLUMNS.map(({ key, kind }) => ({ key, kind })));
-        await appendLogs(c, batches, columns, 4);
+        await appendLogs(c, new ChunkInserter(c), batches, columns, 4);
         return (await c.runAndReadAll('SELECT * FROM logs')).getRowObjectsJS();
       } finally {
         c.closeSync();
