@@ -82,7 +82,8 @@ const MAX_FREE_CHUNKS = 128;
 
 /**
  * Gives a chunk made by a ChunkWriter back for reuse, once an appender has copied its rows (DuckDB's appender copies
- * every value, strings included, into its own collection). Nothing may read the chunk after.
+ * every value, strings included, into its own collection) or an insert is done with it (chunk-insert.ts). Nothing may
+ * read the chunk after.
  */
 export function recycleChunk(chunk: DuckDBDataChunk): void {
   const kinds = kindsOfChunk.get(chunk);
