@@ -10,10 +10,8 @@ import { ChunkInserter, type InsertColumn } from './chunk-insert.js';
 import { CHUNK_ROWS, ChunkWriter, type ColumnKind } from './chunk-writer.js';
 
 const KINDS: ColumnKind[] = ['varchar', 'bigint', 'varchar', 'uuid', 'varchar', 'varchar'];
-const COLUMNS: InsertColumn[] = [
-  { name: 'tenant', type: 'VARCHAR' }, { name: 'seq', type: 'BIGINT' }, { name: 'msg', type: 'VARCHAR' },
-  { name: 'id', type: 'UUID' }, { name: 'note', type: 'VARCHAR' }, { name: 'doc', type: 'JSON' },
-];
+const COLUMNS: InsertColumn[] = ['tenant', 'seq', 'msg', 'id', 'note', 'doc']
+  .map((name, i) => ({ name, kind: KINDS[i] ?? 'varchar', json: name === 'doc' }));
 const TABLE = '(tenant VARCHAR, seq BIGINT, msg VARCHAR, id UUID, note VARCHAR, doc JSON)';
 
 interface Row {

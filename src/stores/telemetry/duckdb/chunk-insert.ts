@@ -14,13 +14,14 @@ import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import duckdb from '@duckdb/node-bindings';
 import { DuckDBTableFunction, type DuckDBConnection, type DuckDBDataChunk } from '@duckdb/node-api';
 import type { PreparedChunks } from './chunks-ahead.js';
-import { copyChunk, recycleChunk } from './chunk-writer.js';
+import { copyChunk, recycleChunk, type ColumnKind } from './chunk-writer.js';
 
-/** A column the chunks fill, in order: its name in the table, and its type as the table has it. */
+/** A column the chunks fill, in order: its name in the table, and its kind as the chunks have it. */
 export interface InsertColumn {
   readonly name: string;
-  /** DuckDB's type, with `JSON` for a JSON column (an alias of VARCHAR: inserted as is, not cast and checked). */
-  readonly type: 'VARCHAR' | 'JSON' | 'BIGINT' | 'UUID' | 'DOUBLE' | 'BOOLEAN';
+  readonly kind: ColumnKind;
+  /** A JSON column: declared JSON (an alias of VARCHAR), so that DuckDB inserts it as is, with no cast that checks it. */
+  readonly json?: boolean;
 }
 
 /** The table function's name on the writer's connection; nothing else calls it. */
@@ -42,14 +43,14 @@ interface Feed {
   wake: (() => void) | null;
 }
 
-const TYPE_IDS = {
-  VARCHAR: duckdb.Type.VARCHAR, JSON: duckdb.Type.VARCHAR, BIGINT: duckdb.Type.BIGINT, UUID: duckdb.Type.UUID,
-  DOUBLE: duckdb.Type.DOUBLE, BOOLEAN: duckdb.Type.BOOLEAN,
-} as const;
+const TYPE_IDS: Record<ColumnKind, duckdb.Type> = {
+  varchar: duckdb.Type.VARCHAR, bigint: duckdb.Type.BIGINT, uuid: duckdb.Type.UUID, double: duckdb.Type.DOUBLE,
+  boolean: duckdb.Type.BOOLEAN,
+};
 
-function logicalType(type: InsertColumn['type']): duckdb.LogicalType {
-  const logical = duckdb.create_logical_type(TYPE_IDS[type]);
-  if (type === 'JSON') duckdb.logical_type_set_alias(logical, 'JSON');
+function logicalType(column: InsertColumn): duckdb.LogicalType {
+  const logical = duckdb.create_logical_type(TYPE_IDS[column.kind]);
+  if (column.json === true) duckdb.logical_type_set_alias(logical, 'JSON');
   return logical;
 }
 
@@ -69,7 +70,7 @@ export class ChunkInserter {
         }
         // The raw bind info: node-api's addResultColumn takes no type alias (JSON).
         const raw = (info as unknown as { bind_info: duckdb.TableFunctionBindInfo }).bind_info;
-        for (const column of feed.columns) duckdb.bind_add_result_column(raw, column.name, logicalType(column.type));
+        for (const column of feed.columns) duckdb.bind_add_result_column(raw, column.name, logicalType(column));
       },
       initFunction: () => undefined,
       mainFunction: (_info, out) => { this.next(out); },

@@ -22,7 +22,7 @@ export interface FieldColumn {
 
 export const FIELD_KINDS: readonly FieldKind[] = ['text', 'int', 'uuid'];
 
-export const KIND_SQL_TYPE = { text: 'VARCHAR', int: 'BIGINT', uuid: 'UUID' } as const satisfies Record<FieldKind, string>;
+export const KIND_SQL_TYPE: Record<FieldKind, string> = { text: 'VARCHAR', int: 'BIGINT', uuid: 'UUID' };
 
 /** The column of field-order exceptions (see the header). */
 export const FIELD_ORDER_COLUMN = 'field_order';

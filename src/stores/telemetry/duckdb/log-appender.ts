@@ -1,7 +1,7 @@
 // Log entries into the `logs` table inside the writer's open transaction (duckdb-store.ts write()), a chunk of rows at
-// a time (chunk-writer.ts), inserted by DuckDB from a table function (chunk-insert.ts). The columns are positional: the fixed ones,
-// `field_order`, then every promoted field column of the table (field-columns.ts) — filled for the `writable` ones,
-// NULL for any the writer may not fill yet (field-layout.ts).
+// a time (chunk-writer.ts), inserted by DuckDB from a table function (chunk-insert.ts). The columns are positional:
+// the fixed ones, `field_order`, then every promoted field column of the table (field-columns.ts) — filled for the
+// `writable` ones, NULL for any the writer may not fill yet (field-layout.ts).
 import type { DuckDBConnection, DuckDBDataChunk } from '@duckdb/node-api';
 import { logCount, logWindowsOf, type TenantBatch } from '../../../model/batch.js';
 import type { LogEntry } from '../../../model/log-entry.js';
@@ -9,7 +9,7 @@ import { PlainRow, type PlainLines } from '../../../model/plain-row.js';
 import type { PreparedChunks } from './chunks-ahead.js';
 import type { ChunkInserter, InsertColumn } from './chunk-insert.js';
 import { ChunkWriter, type ColumnKind } from './chunk-writer.js';
-import { FieldSplitter, FIELD_ORDER_COLUMN, KIND_SQL_TYPE, type FieldColumn, type FieldKind } from './field-columns.js';
+import { FieldSplitter, FIELD_ORDER_COLUMN, type FieldColumn, type FieldKind } from './field-columns.js';
 import { COLUMN, int64, PlainRowWriter, type RowSink } from './plain-row-writer.js';
 
 export { int64 };
@@ -20,7 +20,11 @@ export const LOG_COLUMNS = ['tenant_id', 'time_ns', 'observed_ns', 'service', 's
 const FIXED_KINDS: ColumnKind[] = ['varchar', 'bigint', 'bigint', 'varchar', 'varchar', 'varchar', 'varchar', 'varchar',
   'varchar', 'varchar', 'varchar', 'varchar'];
 const KIND_COLUMN: Record<FieldKind, ColumnKind> = { text: 'varchar', int: 'bigint', uuid: 'uuid' };
-const SQL_TYPE = { varchar: 'VARCHAR', bigint: 'BIGINT', uuid: 'UUID', double: 'DOUBLE', boolean: 'BOOLEAN' } as const;
+
+/** The kinds of a `logs` chunk's columns, with `columns` promoted. */
+function kindsOf(columns: readonly FieldColumn[]): ColumnKind[] {
+  return [...FIXED_KINDS, ...columns.map((col) => KIND_COLUMN[col.kind])];
+}
 
 /** Rows appended between yields inside a write (~2-5 ms of appender calls): keeps the event loop free for acks. */
 export const ROWS_PER_YIELD = 1024;
@@ -35,10 +39,9 @@ export async function appendLogs(
   ahead?: PreparedChunks,
 ): Promise<void> {
   if (!batches.some((b) => logCount(b.batch) > 0)) return;
-  const into: InsertColumn[] = [
-    ...LOG_COLUMNS.map((name, i) => ({ name, type: name === 'fields' ? 'JSON' as const : SQL_TYPE[FIXED_KINDS[i] ?? 'varchar'] })),
-    ...columns.map((col) => ({ name: col.column, type: KIND_SQL_TYPE[col.kind] })),
-  ];
+  const kinds = kindsOf(columns);
+  const into: InsertColumn[] = [...LOG_COLUMNS, ...columns.map((col) => col.column)]
+    .map((name, i) => ({ name, kind: kinds[i] ?? 'varchar', json: name === 'fields' }));
   await inserter.insert(c, 'logs', into, ahead ?? { built: [], rest: logChunks(batches, columns, writable) });
 }
 
@@ -49,7 +52,7 @@ export async function appendLogs(
  */
 export function* logChunks(batches: TenantBatch[], columns: readonly FieldColumn[], writable: number): Generator<DuckDBDataChunk, void> {
   const rowOf = new EntryRows(columns, writable);
-  const w = new ChunkWriter([...FIXED_KINDS, ...columns.map((col) => KIND_COLUMN[col.kind])]);
+  const w = new ChunkWriter(kindsOf(columns));
   for (const { tenantId, format, batch } of batches) {
     const lines = batch.logWindows?.lines;
     if (lines !== undefined) {
