@@ -8,6 +8,7 @@ import { ndjsonBodies, percentile, runLoad, type LoadResult } from './load.js';
 import { extraBenchmarks } from './extra-benchmarks.js';
 import { waitForDrain, watchBacklog } from './drain.js';
 import { sustainedRates } from './sustained.js';
+import { probeCpuSpeed } from './cpu-probe.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 8);
@@ -29,7 +30,10 @@ async function main(): Promise<void> {
 
   const bare = await startBareServer();
   await runLoad({ url: bare.url, headers: { 'Content-Type': 'application/x-ndjson' }, bodies, connections: CONNECTIONS, seconds: 2 });
+  // The machine's speed just before and after each of item 1's two runs (cpu-probe.ts): the ratio carries its movement.
+  const speed = { bareBefore: probeCpuSpeed().roundsPerCpuSecond, bareAfter: 0, svcBefore: 0, svcAfter: 0 };
   const bareResult = await runLoad({ url: bare.url, headers: { 'Content-Type': 'application/x-ndjson' }, bodies, connections: CONNECTIONS, seconds: SECONDS });
+  speed.bareAfter = probeCpuSpeed().roundsPerCpuSecond;
   await bare.close();
 
   // The platform limiter (50,000/s by default) would cap the figure, not measure the path: lift it here.
@@ -63,14 +67,20 @@ async function main(): Promise<void> {
     const queriedStored = queried.entries / (queried.seconds + queriedDrainS);
 
     // Item 1's figures come from a run with nothing else on the machine, as the bare-parse run has nothing else.
+    speed.svcBefore = probeCpuSpeed().roundsPerCpuSecond;
     const backlog = watchBacklog(svc);
     const svcResult = await runLoad({ url, headers, bodies, connections: CONNECTIONS, seconds: SECONDS });
     // What was acknowledged but not yet in DuckDB when the run ended: the rate all the way into the store counts it.
     const drainS = await waitForDrain(svc);
     const { peakBytes, samples } = await backlog.stop();
+    speed.svcAfter = probeCpuSpeed().roundsPerCpuSecond; // once the service is idle again: the probe shares no core
 
     console.log(line('bare node:http, parse only', bareResult));
     console.log(line('sightline native NDJSON (durable)', svcResult));
+    const round = (x: number): string => Math.round(x).toLocaleString('en');
+    console.log(`machine speed (a fixed loop, rounds per CPU second): around the bare run ${round(speed.bareBefore)} → ` +
+      `${round(speed.bareAfter)}, around the service's ${round(speed.svcBefore)} → ${round(speed.svcAfter)} ` +
+      `(${(((speed.svcBefore + speed.svcAfter) / (speed.bareBefore + speed.bareAfter)) * 100).toFixed(1)} % of the bare run's)`);
     const bareRate = bareResult.entries / bareResult.seconds;
     const ratio = (svcResult.entries / svcResult.seconds) / bareRate;
     console.log(`ratio durable / bare-parse: ${(ratio * 100).toFixed(1)} %`);

@@ -1,0 +1,61 @@
+// How fast the machine runs a fixed piece of JS right now, printed beside the ingest bench's runs (issue 12: "figures
+// … measured side by side in one run"). Item 1 divides the service's rate by the bare-parse rate, measured about 40 s
+// earlier; on the 2-core VM of the README six consecutive one-second probes read 3,509–5,915 rounds per CPU second, so
+// that ratio also carries how the machine's speed moved between the two runs. The probe does not correct the ratio; it
+// shows the movement, so that a reader can tell a slower service from a slower machine.
+
+import { readFileSync } from 'node:fs';
+
+/** A clock of CPU milliseconds (a test gives its own). */
+export type CpuClock = () => number;
+
+/** Linux's unit of a thread's CPU times in /proc (USER_HZ). */
+const TICKS_PER_SECOND = 100;
+
+/**
+ * The CPU this thread has used, from /proc (10 ms steps: ±1 % over the probe's second): the process's own CPU would
+ * count its other threads too (the garbage collector's helpers, the load generator's sockets). Elsewhere, the process's.
+ */
+const threadCpuMs: CpuClock = () => {
+  try {
+    const stat = readFileSync('/proc/thread-self/stat', 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
+  } catch {
+    const { user, system } = process.cpuUsage();
+    return (user + system) / 1000;
+  }
+};
+
+/** The fixed work of one round: a branchy scan of 64 KiB, the kind of loop a JSON scanner runs. */
+const BYTES = new Uint8Array(1 << 16).map((_, i) => (i * 7) & 127);
+
+function round(): number {
+  let n = 0;
+  for (let i = 0; i < BYTES.length; i++) {
+    const c = BYTES[i] ?? 0;
+    if (c === 0x22 || c === 0x5c || c < 0x20) n++;
+  }
+  return n;
+}
+
+/** What the probe found: rounds per CPU second (higher is faster), the rounds, and the sum of their results (kept, so that the work is not elided). */
+export interface CpuSpeed {
+  roundsPerCpuSecond: number;
+  rounds: number;
+  checksum: number;
+}
+
+/** Runs rounds until `cpuMs` of CPU have gone by on `clock`, and gives their rate. Run it with nothing else running. */
+export function probeCpuSpeed(cpuMs = 1000, clock: CpuClock = threadCpuMs, work: () => number = round): CpuSpeed {
+  const start = clock();
+  let rounds = 0;
+  let checksum = 0;
+  let used: number;
+  do {
+    checksum = (checksum + work()) | 0;
+    rounds++;
+    used = clock() - start;
+  } while (used < cpuMs);
+  return { roundsPerCpuSecond: (rounds * 1000) / used, rounds, checksum };
+}
