@@ -1,6 +1,6 @@
 // How fast the machine runs a fixed piece of JS right now, printed beside the ingest bench's runs (issue 12: "figures
 // … measured side by side in one run"). Item 1 divides the service's rate by the bare-parse rate, measured about 40 s
-// earlier; on the 2-core VM of the README six consecutive one-second probes read 3,509–5,915 rounds per CPU second, so
+// earlier; on the 2-core VM of the README fifteen consecutive one-second probes read 3,663–6,761 rounds per CPU second, so
 // that ratio also carries how the machine's speed moved between the two runs. The probe does not correct the ratio; it
 // shows the movement, so that a reader can tell a slower service from a slower machine.
 
