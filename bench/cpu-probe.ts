@@ -5,12 +5,10 @@
 // shows the movement, so that a reader can tell a slower service from a slower machine.
 
 import { readFileSync } from 'node:fs';
+import { statCpuMs } from './proc-cpu.js';
 
 /** A clock of CPU milliseconds (a test gives its own). */
 export type CpuClock = () => number;
-
-/** Linux's unit of a thread's CPU times in /proc (USER_HZ). */
-const TICKS_PER_SECOND = 100;
 
 /**
  * The CPU this thread has used, from /proc (10 ms steps: ±1 % over the probe's second): the process's own CPU would
@@ -18,9 +16,7 @@ const TICKS_PER_SECOND = 100;
  */
 const threadCpuMs: CpuClock = () => {
   try {
-    const stat = readFileSync('/proc/thread-self/stat', 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
+    return statCpuMs(readFileSync('/proc/thread-self/stat', 'utf8'));
   } catch {
     const { user, system } = process.cpuUsage();
     return (user + system) / 1000;

@@ -6,8 +6,7 @@ import { startService, admin, newAccount } from '../test/support/service.js';
 import { ndjsonBodies, runLoad } from './load.js';
 import { otlpLogBodies, otlpMetricBodies, remoteWriteBodies } from './extra-benchmarks.js';
 import { waitForDrain } from './drain.js';
-
-const TICK_MS = 10; // USER_HZ = 100 on Linux
+import { statCpuMs } from './proc-cpu.js';
 
 /** CPU ms by thread (name#tid; the main thread as name#main), of process `pid`. */
 function threadCpu(pid: number): Map<string, number> {
@@ -16,9 +15,7 @@ function threadCpu(pid: number): Map<string, number> {
     try {
       const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
       const name = `${stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))}#${tid === String(pid) ? 'main' : tid}`;
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      const ms = (Number(fields[11]) + Number(fields[12])) * TICK_MS;
-      out.set(name, (out.get(name) ?? 0) + ms);
+      out.set(name, (out.get(name) ?? 0) + statCpuMs(stat));
     } catch {
       // a thread that ended between the listing and the read
     }
