@@ -44,6 +44,8 @@ export const CLICKHOUSE_DIALECT: SqlDialect = {
   // ClickHouse string literals read backslash escapes (DuckDB's do not).
   str: (s) => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`,
 
+  logsSource: 'logs',
+  logsTenant: 'tenant_id',
   logColumns: 'time_ns, msg, service, severity, trace_id, span_id, stream, fields, json_keys',
   // A missing key reads as '' (the Map's default), as the compiler wants.
   fieldText: (name, p) => `fields[${p.add(name)}]`,

@@ -103,11 +103,13 @@ before(async () => {
   await c.run(LOGS_TABLE_SQL);
   for (const [tenant, rows] of [['A', A], ['B', B]] as const) {
     for (const e of rows) {
-      await c.run(`INSERT INTO logs VALUES ($1, $2, $2, $3, $4, $5, $6, $7, $8, $9, 'test')`, [
-        tenant, e.timeNs, e.service, e.severity, e.msg, e.traceId, e.spanId, streamOf(e), JSON.stringify(e.fields)]);
+      // As the DuckDB store writes them: the tenant's number, NULL for no id and no fields (schema.ts).
+      await c.run(`INSERT INTO logs VALUES ($1, $2, $2, $3, $4, $5, nullif($6, ''), nullif($7, ''), $8, nullif($9, '{}'), 'test')`, [
+        tenant === 'A' ? 1n : 2n, e.timeNs, e.service, e.severity, e.msg, e.traceId, e.spanId, streamOf(e), JSON.stringify(e.fields)]);
     }
   }
-  duckDb = onDuckdb({ all: async (sql, params) => (await c.runAndReadAll(sql, params)).getRowObjects() });
+  duckDb = onDuckdb({ all: async (sql, params) => (await c.runAndReadAll(sql, params)).getRowObjects() },
+    (tenantId) => (tenantId === 'A' ? 1n : tenantId === 'B' ? 2n : 0n));
 });
 
 after(async () => {

@@ -76,7 +76,14 @@ function copyBytes(src: Uint8Array, start: number, end: number, to: Uint8Array, 
 const freeChunks = new Map<string, DuckDBDataChunk[]>();
 const kindsOfChunk = new WeakMap<DuckDBDataChunk, string>();
 /** What take() made of a chunk: its column kinds, and the constant each constant vector holds (copyChunk()). */
-const layoutOfChunk = new WeakMap<DuckDBDataChunk, { kinds: readonly ColumnKind[]; constants: readonly (string | null)[] }>();
+const layoutOfChunk = new WeakMap<DuckDBDataChunk, { kinds: readonly ColumnKind[]; constants: readonly (Constant | null)[] }>();
+
+/** The value every row of a constant column holds: a VARCHAR's text or a BIGINT's number. */
+export type Constant = string | bigint;
+
+function constantValue(v: Constant): duckdb.Value {
+  return typeof v === 'bigint' ? duckdb.create_int64(v) : duckdb.create_varchar(v);
+}
 /** Most chunks kept free per set of column kinds: more than the chunks a write builds ahead (log-prefetch.ts). */
 const MAX_FREE_CHUNKS = 128;
 
@@ -109,7 +116,7 @@ export function copyChunk(src: DuckDBDataChunk, out: duckdb.DataChunk): void {
     const to = duckdb.data_chunk_get_vector(out, i);
     const constant = layout.constants[i];
     if (constant !== null && constant !== undefined) {
-      duckdb.vector_reference_value(to, duckdb.create_varchar(constant));
+      duckdb.vector_reference_value(to, constantValue(constant));
       return;
     }
     const from = duckdb.data_chunk_get_vector(src.chunk, i);
@@ -191,7 +198,7 @@ export class ChunkWriter {
   private readonly words: (Int32Array<ArrayBuffer> | null)[];
   /** Per column: its validity mask once a row of this chunk is NULL (bit set = a value). */
   private masks: (Uint8Array<ArrayBuffer> | null)[] = [];
-  private constants: (string | null)[] = [];
+  private constants: (Constant | null)[] = [];
   /** Per VARCHAR column: its `duckdb_string_t`s with the short strings in place, and the longer strings to assign. */
   private readonly strings: (Uint8Array<ArrayBuffer> | null)[];
   private readonly longRows: IntList[];
@@ -413,8 +420,8 @@ export class ChunkWriter {
     mask[this.rows >> 3] = (mask[this.rows >> 3] ?? 0) & ~(1 << (this.rows & 7));
   }
 
-  /** The value of a VARCHAR column for every row of the current chunk (set before its first row). */
-  constant(column: number, value: string): void {
+  /** The value of a VARCHAR (a string) or BIGINT column (a bigint) for every row of the current chunk (set before its first row). */
+  constant(column: number, value: Constant): void {
     this.constants[column] = value;
   }
 
@@ -451,7 +458,7 @@ export class ChunkWriter {
         duckdb.copy_data_to_vector_validity(vector, 0, mask.buffer, mask.byteOffset, Math.ceil(n / 64) * 8);
       }
       const constant = this.constants[i];
-      if (constant !== null && constant !== undefined) duckdb.vector_reference_value(vector, duckdb.create_varchar(constant));
+      if (constant !== null && constant !== undefined) duckdb.vector_reference_value(vector, constantValue(constant));
     });
     duckdb.data_chunk_set_size(this.chunk.chunk, n);
     const done = this.chunk;

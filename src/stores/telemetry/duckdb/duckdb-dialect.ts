@@ -14,9 +14,19 @@ export function jsonPointer(key: string): string {
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 
+/**
+ * `logs` as reads see it: an id or `fields` stored as NULL (none, schema.ts LOGS_TABLE_SQL) reads as '' or '{}', as the
+ * LogEntry has it. DuckDB pushes the tenant and time conditions through this projection into the table's scan.
+ */
+export const LOGS_SOURCE = "(SELECT * REPLACE (coalesce(trace_id, '') AS trace_id, coalesce(span_id, '') AS span_id, " +
+  "coalesce(fields, '{}'::JSON) AS fields) FROM logs) AS logs";
+
 /** Everything but the access to `fields`, which depends on the promoted columns. */
 const BASE: Omit<SqlDialect, FieldAccess> = {
   name: 'duckdb',
+  logsSource: LOGS_SOURCE,
+  // The tenant's number (sample-tenants.ts), which the store's reads give as parameter 1 (duckdb-store.ts).
+  logsTenant: 'tenant_ref',
   // Integers and numbers are typed, so arithmetic on them stays BIGINT / DOUBLE.
   placeholder: (n, v) => (typeof v === 'bigint' ? `CAST($${n} AS BIGINT)` : typeof v === 'number' ? `CAST($${n} AS DOUBLE)` : `$${n}`),
   // A number travels as text: DuckDB's Node binding binds an integral number as int64, which `-1e308` is not.
@@ -58,6 +68,7 @@ const BASE: Omit<SqlDialect, FieldAccess> = {
 type FieldAccess = 'logColumns' | 'fieldText' | 'fieldsOut' | 'decodeFields' | 'fieldPairs' | 'fieldList';
 
 const BASE_LOG_COLUMNS = 'time_ns, msg, service, severity, trace_id, span_id, stream, fields';
+
 
 /** The dialect of a `logs` table whose promoted field columns are `columns` (in table order). */
 export function duckdbDialect(columns: readonly FieldColumn[]): SqlDialect {
@@ -110,7 +121,10 @@ export function duckdbDialect(columns: readonly FieldColumn[]): SqlDialect {
 /** The dialect of a `logs` table without promoted columns (an old file, or one no key has earned a column in). */
 export const DUCKDB_DIALECT: SqlDialect = duckdbDialect([]);
 
-/** An executor speaking DuckDB, for the reads of sql/. */
-export function onDuckdb(exec: SqlExecutor, dialect: SqlDialect = DUCKDB_DIALECT): SqlDb {
-  return { dialect, all: (sql, params) => exec.all(sql, params) };
+/**
+ * An executor speaking DuckDB, for the reads of sql/; `tenantKey` gives a tenant's number in `logs` (TenantRefs), the
+ * store's own where it has one.
+ */
+export function onDuckdb(exec: SqlExecutor, tenantKey: (tenantId: string) => SqlParam, dialect: SqlDialect = DUCKDB_DIALECT): SqlDb {
+  return { dialect, tenantKey, all: (sql, params) => exec.all(sql, params) };
 }

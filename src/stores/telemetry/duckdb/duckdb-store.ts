@@ -20,18 +20,19 @@ import { logValueCounts } from '../sql/value-counts.js';
 import { onDuckdb } from './duckdb-dialect.js';
 import { LOGS_TABLE_SQL, REPLAY_TABLE_SQL, SPANS_TABLE_SQL, WAL_STATE_ROW_SQL, WAL_STATE_TABLE_SQL } from './schema.js';
 import { appendReplay, listReplaySessions, replayChunks } from './replay-store.js';
-import { CommittedKeys, MetricPrefetch, appendMetrics, hasSamples } from './metrics-store.js';
+import { CommittedKeys, MetricPrefetch, appendMetrics, hasSamples, recordTenants } from './metrics-store.js';
 import { oldestData, spanDurations } from './detector-reads-sql.js';
 import { sampleTracesSql } from './trace-sample-sql.js';
 import { withAppender } from './appender.js';
 import { ChunkInserter } from './chunk-insert.js';
 import { DuckdbSeriesSource, METRIC_TABLES_SQL, SAMPLE_COLUMNS } from './samples-sql.js';
-import { migrateSampleTenants, TENANT_REF_SQL, TenantRefs } from './sample-tenants.js';
+import { migrateSampleTenants, NO_TENANT, TENANT_REF_SQL, TenantRefs } from './sample-tenants.js';
 import { tableColumns } from './table-columns.js';
+import { migrateLogTenants } from './log-tenants.js';
 import { eventToJson, linkToJson, rowToSpan, str, big } from '../sql/span-rows.js';
 import type { SeriesSource } from '../../../model/series-source.js';
 import type { ReplayChunk } from '../../../model/replay.js';
-import { appendLogs, int64, LOG_COLUMNS, ROWS_PER_YIELD } from './log-appender.js';
+import { appendLogs, int64, LOG_COLUMNS, logTenantsOf, ROWS_PER_YIELD } from './log-appender.js';
 import { LogPrefetch } from './log-prefetch.js';
 import { WriteThreads } from './write-threads.js';
 import { addFieldColumns, canAddColumns, loadFieldColumns, migrateFieldColumns } from './field-catalog.js';
@@ -100,6 +101,7 @@ export async function openDuckdbStore(path: string, options: DuckdbStoreOptions 
     }
     await migrateFieldColumns(writer);
     await migrateSampleTenants(writer);
+    await migrateLogTenants(writer);
     await writer.run('COMMIT');
     const fieldColumns = await loadFieldColumns({ all: async (sql, params) => (await writer.runAndReadAll(sql, params)).getRowObjectsJS() });
     await checkColumns(writer, 'logs', [...LOG_COLUMNS, ...fieldColumns.map((c) => c.column)]);
@@ -202,7 +204,7 @@ class DuckdbStore implements DuckdbTelemetryStore {
    */
   private logs<T>(fn: (db: SqlDb & SqlStreamer) => Promise<T>): Promise<T> {
     return this.fields.read((s: FieldSnapshot) => fn({
-      ...onDuckdb(this.reader, s.dialect),
+      ...onDuckdb(this.reader, (tenantId) => BigInt(this.tenantRefs.find(tenantId) ?? NO_TENANT), s.dialect),
       stream: (sql, params, onChunk, signal) => this.stream(sql, params, onChunk, signal),
     }));
   }
@@ -214,7 +216,7 @@ class DuckdbStore implements DuckdbTelemetryStore {
   prepareWrite(batches: TenantBatch[]): void {
     if (this.closed || this.prefetch !== null || this.writer.pending === 0) return;
     const logs = batches.some((b) => logCount(b.batch) > 0)
-      ? new LogPrefetch(batches, this.fields.columns, this.fields.writableColumns().length, this.commitReached) : null;
+      ? new LogPrefetch(batches, this.fields.columns, this.fields.writableColumns().length, this.tenantRefs, this.commitReached) : null;
     const metrics = hasSamples(batches) ? new MetricPrefetch(batches, this.commitReached, this.tenantRefs) : null;
     if (logs || metrics) this.prefetch = { batches, logs, metrics };
   }
@@ -247,14 +249,15 @@ class DuckdbStore implements DuckdbTelemetryStore {
             return;
           }
           await this.threads.writing((n) => setThreads(c, n));
-          await appendLogs(c, this.inserter, batches, columns, writable, ahead?.logs?.take(columns) ?? undefined);
+          await appendLogs(c, this.inserter, batches, columns, writable, this.tenantRefs, ahead?.logs?.take(columns) ?? undefined);
+          const logTenants = await recordTenants(c, logTenantsOf(batches, this.tenantRefs), this.metricKeys);
           await appendSpans(c, batches);
           await appendReplay(c, batches);
           const metricKeys = await appendMetrics(c, batches, this.metricKeys, this.tenantRefs, ahead?.metrics?.take());
           await c.run('UPDATE wal_state SET position = $1 WHERE id = 1', [walPosition]);
           reachCommit();
           await c.run('COMMIT');
-          this.metricKeys.commit(metricKeys);
+          this.metricKeys.commit([...logTenants, ...metricKeys]);
         } catch (e) {
           await c.run('ROLLBACK').catch(() => undefined);
           throw e;
@@ -399,7 +402,7 @@ class DuckdbStore implements DuckdbTelemetryStore {
     return this.writer.run(async (c) => {
       await c.run('BEGIN TRANSACTION');
       try {
-        const logs = await c.run('DELETE FROM logs WHERE tenant_id = $1 AND time_ns < $2', [tenantId, beforeNs]);
+        const logs = await c.run(`DELETE FROM logs WHERE tenant_ref = ${TENANT_REF_SQL} AND time_ns < $2`, [tenantId, beforeNs]);
         const spans = await c.run('DELETE FROM spans WHERE tenant_id = $1 AND start_ns < $2', [tenantId, beforeNs]);
         const replay = await c.run('DELETE FROM replay_chunks WHERE tenant_id = $1 AND end_ns < $2', [tenantId, beforeNs]);
         const samples = await c.run(`DELETE FROM metric_samples WHERE tenant_ref = ${TENANT_REF_SQL} AND time_ms < $2`, [tenantId, beforeNs / 1_000_000n]);

@@ -11,13 +11,14 @@ import type { ChunkInserter, InsertColumn } from './chunk-insert.js';
 import { ChunkWriter, type ColumnKind } from './chunk-writer.js';
 import { FieldSplitter, FIELD_ORDER_COLUMN, type FieldColumn, type FieldKind } from './field-columns.js';
 import { COLUMN, int64, PlainRowWriter, type RowSink } from './plain-row-writer.js';
+import type { TenantRefs } from './sample-tenants.js';
 
 export { int64 };
 
 /** The fixed columns of `logs` in table order (schema.ts), then the field-order column the migration adds. */
-export const LOG_COLUMNS = ['tenant_id', 'time_ns', 'observed_ns', 'service', 'severity', 'msg', 'trace_id', 'span_id',
+export const LOG_COLUMNS = ['tenant_ref', 'time_ns', 'observed_ns', 'service', 'severity', 'msg', 'trace_id', 'span_id',
   'stream', 'fields', 'format', FIELD_ORDER_COLUMN];
-const FIXED_KINDS: ColumnKind[] = ['varchar', 'bigint', 'bigint', 'varchar', 'varchar', 'varchar', 'varchar', 'varchar',
+const FIXED_KINDS: ColumnKind[] = ['bigint', 'bigint', 'bigint', 'varchar', 'varchar', 'varchar', 'varchar', 'varchar',
   'varchar', 'varchar', 'varchar', 'varchar'];
 const KIND_COLUMN: Record<FieldKind, ColumnKind> = { text: 'varchar', int: 'bigint', uuid: 'uuid' };
 
@@ -32,17 +33,25 @@ export const ROWS_PER_YIELD = 1024;
 /**
  * Inserts every log of `batches` through `inserter` (registered on `c`), yielding between chunks (DESIGN §1: the
  * drain must yield). `columns` are the table's promoted columns; the writer fills the first `writable` of them.
- * `ahead`, when given, holds the first of these chunks already built (log-prefetch.ts) and builds the rest.
+ * `ahead`, when given, holds the first of these chunks already built (log-prefetch.ts) and builds the rest. A row's
+ * tenant is its number in `tenants`; the caller records new numbers in metric_tenants (metrics-store.ts recordTenants).
  */
 export async function appendLogs(
   c: DuckDBConnection, inserter: ChunkInserter, batches: TenantBatch[], columns: readonly FieldColumn[], writable: number,
-  ahead?: PreparedChunks,
+  tenants: TenantRefs, ahead?: PreparedChunks,
 ): Promise<void> {
   if (!batches.some((b) => logCount(b.batch) > 0)) return;
   const kinds = kindsOf(columns);
   const into: InsertColumn[] = [...LOG_COLUMNS, ...columns.map((col) => col.column)]
     .map((name, i) => ({ name, kind: kinds[i] ?? 'varchar', json: name === 'fields' }));
-  await inserter.insert(c, 'logs', into, ahead ?? { built: [], rest: logChunks(batches, columns, writable) });
+  await inserter.insert(c, 'logs', into, ahead ?? { built: [], rest: logChunks(batches, columns, writable, tenants) });
+}
+
+/** The numbers of the tenants whose logs `batches` hold (appendLogs() writes them), for recordTenants(). */
+export function logTenantsOf(batches: readonly TenantBatch[], tenants: TenantRefs): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const { tenantId, batch } of batches) if (logCount(batch) > 0) out.set(tenantId, tenants.refOf(tenantId));
+  return out;
 }
 
 /**
@@ -50,16 +59,19 @@ export async function appendLogs(
  * asked for: a chunk holds one batch's rows, so its tenant and format are constants of the chunk. Building needs no
  * transaction, so a write's chunks can be built while the write before it commits (log-prefetch.ts).
  */
-export function* logChunks(batches: TenantBatch[], columns: readonly FieldColumn[], writable: number): Generator<DuckDBDataChunk, void> {
+export function* logChunks(
+  batches: TenantBatch[], columns: readonly FieldColumn[], writable: number, tenants: TenantRefs,
+): Generator<DuckDBDataChunk, void> {
   const rowOf = new EntryRows(columns, writable);
   const w = new ChunkWriter(kindsOf(columns));
   for (const { tenantId, format, batch } of batches) {
+    const tenantRef = BigInt(tenants.refOf(tenantId));
     const lines = batch.logWindows?.lines;
     if (lines !== undefined) {
       // A native body: each line written from its bytes where it reads in place, else parsed (plain-row-writer.ts).
       for (let i = 0; i < lines.count; i++) {
         if (w.rows === 0) {
-          w.constant(0, tenantId);
+          w.constant(0, tenantRef);
           w.constant(10, format);
         }
         if (rowOf.line(w, lines, i) && w.endRow()) yield w.take() as DuckDBDataChunk;
@@ -68,7 +80,7 @@ export function* logChunks(batches: TenantBatch[], columns: readonly FieldColumn
       // Parsed window by window when the batch came so (model/batch.ts LogWindows): appended before the next is made.
       for (const logs of logWindowsOf(batch)) for (const e of logs) {
         if (w.rows === 0) {
-          w.constant(0, tenantId);
+          w.constant(0, tenantRef);
           w.constant(10, format);
         }
         rowOf.entry(w, e);
@@ -115,10 +127,14 @@ export class EntryRows {
     w.string(COLUMN.service, e.service);
     w.string(COLUMN.severity, e.severity);
     w.string(COLUMN.msg, e.msg);
-    w.string(COLUMN.traceId, e.traceId);
-    w.string(COLUMN.spanId, e.spanId);
+    // None is NULL (schema.ts LOGS_TABLE_SQL).
+    if (e.traceId === '') w.null(COLUMN.traceId);
+    else w.string(COLUMN.traceId, e.traceId);
+    if (e.spanId === '') w.null(COLUMN.spanId);
+    else w.string(COLUMN.spanId, e.spanId);
     w.string(COLUMN.stream, streamOf(e));
-    w.string(COLUMN.fields, f.json);
+    if (f.json === '{}') w.null(COLUMN.fields);
+    else w.string(COLUMN.fields, f.json);
     if (f.order === null) w.null(COLUMN.order);
     else w.string(COLUMN.order, f.order);
     for (let i = 0; i < columns.length; i++) {

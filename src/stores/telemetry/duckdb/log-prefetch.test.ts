@@ -16,6 +16,7 @@ import { LogPrefetch, MAX_CHUNKS_AHEAD } from './log-prefetch.js';
 import { peekDuckdbLogs } from './peek-logs.js';
 import type { FieldColumn } from './field-columns.js';
 import { loadFieldColumns } from './field-catalog.js';
+import { TenantRefs } from './sample-tenants.js';
 
 const turns = async (n: number): Promise<void> => {
   for (let i = 0; i < n; i++) await new Promise((resolve) => setImmediate(resolve));
@@ -36,9 +37,9 @@ void describe('log chunks built ahead', () => {
     let reachCommit = (): void => undefined;
     const commit = new Promise<void>((resolve) => { reachCommit = resolve; });
     const rows = 3 * CHUNK_ROWS + 5;
-    const p = new LogPrefetch([logsBatch('t1', manyLogs(rows, 'a'))], columns, 0, commit);
+    const p = new LogPrefetch([logsBatch('t1', manyLogs(rows, 'a'))], columns, 0, new TenantRefs(), commit);
     await turns(5);
-    const early = new LogPrefetch([logsBatch('t1', manyLogs(rows, 'b'))], columns, 0, new Promise(() => undefined));
+    const early = new LogPrefetch([logsBatch('t1', manyLogs(rows, 'b'))], columns, 0, new TenantRefs(), new Promise(() => undefined));
     await turns(5);
     assert.equal(early.take(columns)?.built.length, 0, 'nothing is built before the commit');
     reachCommit();
@@ -51,7 +52,7 @@ void describe('log chunks built ahead', () => {
 
   void test('stop at MAX_CHUNKS_AHEAD and leave the rest to the write', async () => {
     const rows = (MAX_CHUNKS_AHEAD + 3) * CHUNK_ROWS;
-    const p = new LogPrefetch([logsBatch('t1', manyLogs(rows, 'a'))], columns, 0, Promise.resolve());
+    const p = new LogPrefetch([logsBatch('t1', manyLogs(rows, 'a'))], columns, 0, new TenantRefs(), Promise.resolve());
     await turns(MAX_CHUNKS_AHEAD + 20);
     const got = p.take(columns);
     assert.ok(got);
@@ -60,10 +61,10 @@ void describe('log chunks built ahead', () => {
   });
 
   void test('are dropped for a table whose columns changed, and a refused row fails the take', async () => {
-    const p = new LogPrefetch([logsBatch('t1', manyLogs(10, 'a'))], columns, 0, Promise.resolve());
+    const p = new LogPrefetch([logsBatch('t1', manyLogs(10, 'a'))], columns, 0, new TenantRefs(), Promise.resolve());
     await turns(3);
     assert.equal(p.take([]), null, 'another column list: built again by the write');
-    const bad = new LogPrefetch([logsBatch('t1', [log({ msg: null as unknown as string })])], columns, 0, Promise.resolve());
+    const bad = new LogPrefetch([logsBatch('t1', [log({ msg: null as unknown as string })])], columns, 0, new TenantRefs(), Promise.resolve());
     await turns(3);
     assert.throws(() => bad.take(columns), /takes a string/);
   });

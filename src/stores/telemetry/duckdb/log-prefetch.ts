@@ -6,6 +6,7 @@ import type { TenantBatch } from '../../../model/batch.js';
 import { ChunksAhead, type PreparedChunks } from './chunks-ahead.js';
 import type { FieldColumn } from './field-columns.js';
 import { logChunks } from './log-appender.js';
+import type { TenantRefs } from './sample-tenants.js';
 
 /**
  * Most chunks built ahead (2,048 rows each): 245,760 rows, a whole write of the drain's (wal.ts batchRows), ~75 MB of
@@ -21,10 +22,13 @@ export class LogPrefetch {
 
   /**
    * Starts building the chunks of `batches` for a table of `columns` (the first `writable` filled) once `start`
-   * resolves: when the write before reaches its COMMIT.
+   * resolves: when the write before reaches its COMMIT. `tenants` numbers the rows' tenants.
    */
-  constructor(readonly batches: TenantBatch[], private readonly columns: readonly FieldColumn[], writable: number, start: Promise<void>) {
-    this.ahead = new ChunksAhead(logChunks(batches, columns, writable), MAX_CHUNKS_AHEAD, start);
+  constructor(
+    readonly batches: TenantBatch[], private readonly columns: readonly FieldColumn[], writable: number, tenants: TenantRefs,
+    start: Promise<void>,
+  ) {
+    this.ahead = new ChunksAhead(logChunks(batches, columns, writable, tenants), MAX_CHUNKS_AHEAD, start);
   }
 
   /**

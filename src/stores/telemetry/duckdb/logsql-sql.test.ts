@@ -56,13 +56,17 @@ const B_ROWS: Fixture[] = [
 
 interface Db { exec: SqlDb; statements: [string, SqlParam[]][]; close(): void }
 
+/** The tenants' numbers in `logs` (sample-tenants.ts TenantRefs gives them out in the store). */
+const TENANT_NUMBERS: Record<string, bigint> = { A: 1n, B: 2n };
+
 async function openDb(rows: Fixture[]): Promise<Db> {
   const instance = await DuckDBInstance.create(':memory:');
   const c: DuckDBConnection = await instance.connect();
   await c.run(LOGS_TABLE_SQL);
   for (const r of rows) {
-    await c.run(`INSERT INTO logs VALUES ($1, $2, $2, $3, $4, $5, $6, $7, $8, $9, 'test')`, [
-      r.tenant, r.timeNs, r.service, r.severity, r.msg, r.traceId ?? '', r.spanId ?? '', r.stream ?? '',
+    // As the store writes them: the tenant's number, NULL for no id and no fields (schema.ts LOGS_TABLE_SQL).
+    await c.run(`INSERT INTO logs VALUES ($1, $2, $2, $3, $4, $5, nullif($6, ''), nullif($7, ''), $8, nullif($9, '{}'), 'test')`, [
+      TENANT_NUMBERS[r.tenant] ?? 0n, r.timeNs, r.service, r.severity, r.msg, r.traceId ?? '', r.spanId ?? '', r.stream ?? '',
       JSON.stringify(r.fields)]);
   }
   const statements: [string, SqlParam[]][] = [];
@@ -71,7 +75,7 @@ async function openDb(rows: Fixture[]): Promise<Db> {
       statements.push([sql, params]);
       return (await c.runAndReadAll(sql, params)).getRowObjects();
     },
-  });
+  }, (tenantId) => TENANT_NUMBERS[tenantId] ?? 0n);
   return { exec, statements, close: () => { c.closeSync(); instance.closeSync(); } };
 }
 
@@ -346,8 +350,8 @@ void describe('tenant isolation', () => {
     assert.deepEqual(got, await reads(onlyA), text);
     assert.ok(!JSON.stringify(got).includes(MARKER), `${text} leaked tenant B`);
     for (const [sql, params] of mixed.statements) {
-      assert.equal(params[0], 'A', text);
-      assert.match(sql, /FROM logs WHERE tenant_id = \$1 AND \(/, text);
+      assert.equal(params[0], 1n, text);
+      assert.match(sql, /FROM logs\) AS logs WHERE tenant_ref = CAST\(\$1 AS BIGINT\) AND \(/, text);
       assert.equal(sql.match(/FROM logs/g)?.length, 1, text);
       assert.ok(!/zq|1=1/i.test(sql), `${text}: a user value reached the SQL text: ${sql}`);
     }

@@ -146,6 +146,23 @@ export class MetricPrefetch {
 }
 
 /**
+ * Inserts into metric_tenants the numbers `tenants` (tenant id to TenantRefs number) used in the open transaction
+ * that were not committed before (`known`); returns their keys, for known.commit() after COMMIT. Samples and log rows
+ * (log-appender.ts) both hold a tenant's number.
+ */
+export async function recordTenants(c: DuckDBConnection, tenants: ReadonlyMap<string, number>, known: CommittedKeys,
+): Promise<CommittedKey[]> {
+  const added: CommittedKey[] = [];
+  for (const [tenantId, ref] of tenants) {
+    if (known.has(TENANT_SCOPE, tenantId)) continue;
+    // A number committed by an earlier process is already there; a number another tenant holds is refused (UNIQUE).
+    await c.run('INSERT INTO metric_tenants VALUES ($1, $2) ON CONFLICT (tenant_id) DO NOTHING', [tenantId, BigInt(ref)]);
+    added.push([TENANT_SCOPE, tenantId]);
+  }
+  return added;
+}
+
+/**
  * Appends the batches' samples (`ahead`: their chunks begun by a MetricPrefetch, with the same `tenants`) and inserts
  * the tenant numbers, series and metadata rows not in `known`. Returns the keys it inserted, for known.commit() after
  * COMMIT (a rolled-back insert must not be remembered).
@@ -184,14 +201,9 @@ export async function appendMetrics(c: DuckDBConnection, batches: TenantBatch[],
       if (!known.has(METADATA_SCOPE, key)) metadata.set(key, row);
     }
   }
-  const newTenants = [...rows.tenants].filter(([tenantId]) => !known.has(TENANT_SCOPE, tenantId));
-  // A number committed by an earlier process is already there; a number another tenant holds is refused (UNIQUE).
-  for (const [tenantId, ref] of newTenants) {
-    await c.run('INSERT INTO metric_tenants VALUES ($1, $2) ON CONFLICT (tenant_id) DO NOTHING', [tenantId, BigInt(ref)]);
-  }
+  const added = await recordTenants(c, rows.tenants, known);
   await insertSeries(c, [...series.values()].flatMap((byId) => [...byId.values()]));
   await insertIgnoring(c, 'metric_metadata', '($1, $2, $3, $4, $5)', 5, [...metadata.values()]);
-  const added: CommittedKey[] = newTenants.map(([tenantId]) => [TENANT_SCOPE, tenantId]);
   for (const [scope, byId] of series) for (const id of byId.keys()) added.push([scope, id]);
   for (const key of metadata.keys()) added.push([METADATA_SCOPE, key]);
   return added;

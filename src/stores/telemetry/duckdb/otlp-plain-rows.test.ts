@@ -20,6 +20,7 @@ import { addFieldColumns } from './field-catalog.js';
 import { appendLogs } from './log-appender.js';
 import { ChunkInserter } from './chunk-insert.js';
 import type { TenantBatch } from '../../../model/batch.js';
+import { TenantRefs } from './sample-tenants.js';
 
 const NOW = 1_800_000_000_000_000_000n;
 const { ExportLogsServiceRequest: Request } = OtlpTypes;
@@ -158,7 +159,7 @@ void describe('OTLP log records written from their bytes', () => {
       try {
         for (const sql of [LOGS_TABLE_SQL, ...LOGS_MIGRATION_SQL]) await c.run(sql);
         const columns = await addFieldColumns(c, [], COLUMNS.map(({ key, kind }) => ({ key, kind })));
-        await appendLogs(c, new ChunkInserter(c), batches, columns, 4);
+        await appendLogs(c, new ChunkInserter(c), batches, columns, 4, new TenantRefs());
         return (await c.runAndReadAll('SELECT * FROM logs')).getRowObjectsJS();
       } finally {
         c.closeSync();

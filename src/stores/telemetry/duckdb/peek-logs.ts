@@ -6,6 +6,8 @@ import type { TelemetryStore } from '../telemetry-store.js';
 import type { DuckdbTelemetryStore } from './duckdb-store.js';
 import { joinFields } from './field-columns.js';
 import { loadFieldColumns } from './field-catalog.js';
+import { LOGS_SOURCE } from './duckdb-dialect.js';
+import { TENANT_REF_SQL } from './sample-tenants.js';
 
 function asDuckdb(s: TelemetryStore): DuckdbTelemetryStore {
   if (!('reader' in s)) throw new Error('not the DuckDB store');
@@ -15,7 +17,7 @@ function asDuckdb(s: TelemetryStore): DuckdbTelemetryStore {
 export async function peekDuckdbLogs(s: TelemetryStore, tenantId: string): Promise<StoredLog[]> {
   const reader = asDuckdb(s).reader;
   const columns = await loadFieldColumns(reader);
-  const rows = await reader.all('SELECT * FROM logs WHERE tenant_id = $1', [tenantId]);
+  const rows = await reader.all(`SELECT * FROM ${LOGS_SOURCE} WHERE tenant_ref = ${TENANT_REF_SQL}`, [tenantId]);
   return rows.map((r) => {
     const order = r.field_order;
     const fields = joinFields(String(r.fields), columns, columns.map((c) => r[c.column]), typeof order === 'string' ? order : null);

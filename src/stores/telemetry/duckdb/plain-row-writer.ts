@@ -76,7 +76,9 @@ export class PlainRowWriter {
     writeId(w, COLUMN.spanId, row, spanId);
     w.string(COLUMN.stream, this.streamOf(row.service));
     const canonical = this.split(row);
-    w.bytes(COLUMN.fields, this.json, 0, this.length);
+    // No field left is NULL, not '{}' (schema.ts LOGS_TABLE_SQL).
+    if (this.length === 2) w.null(COLUMN.fields);
+    else w.bytes(COLUMN.fields, this.json, 0, this.length);
     if (canonical) w.null(COLUMN.order);
     else w.string(COLUMN.order, this.orderOf(row));
     for (let c = 0; c < this.columns.length; c++) {
@@ -234,11 +236,14 @@ export class PlainRowWriter {
 }
 
 /** A trace or span id, lowercased as toLogEntry lowercases it ('' when absent). */
+/** An id, lowercased (model/log-entry.ts); none, or an empty one, is NULL (schema.ts LOGS_TABLE_SQL). */
 function writeId(w: RowSink, column: number, row: PlainRow, id: StringSpan): void {
-  if (id.text !== null) w.string(column, id.text.toLowerCase());
+  if (id.text !== null) {
+    if (id.text === '') w.null(column);
+    else w.string(column, id.text.toLowerCase());
+  } else if (!id.present || id.end === id.start) w.null(column);
   else if (id.source !== null) w.bytes(column, id.source, id.start, id.end, true);
-  else if (id.present) spanOf(w, column, row, id.start, id.end, true);
-  else w.string(column, '');
+  else spanOf(w, column, row, id.start, id.end, true);
 }
 
 /**

@@ -1,4 +1,4 @@
-// The tenant of a metric sample as a number (issue 12 item 2). metric_samples held each row's tenant id (28 bytes,
+// The tenant of a metric sample, and of a `logs` row (log-tenants.ts), as a number (issue 12 items 2 and 1). metric_samples held each row's tenant id (28 bytes,
 // past the 12 DuckDB keeps inline) and metric name as VARCHARs; DuckDB's per-row string work on them — string
 // statistics, copies into the string heap, dictionary and FSST analysis at commit — was ~16 % of the service's CPU
 // under remote write, and appending and committing a sample took 1.05 µs of CPU against 0.37 without them (bench
@@ -11,6 +11,9 @@ import { tableColumns } from './table-columns.js';
 
 export const TENANTS_TABLE_SQL = `
 CREATE TABLE IF NOT EXISTS metric_tenants (tenant_id VARCHAR PRIMARY KEY, tenant_ref BIGINT NOT NULL UNIQUE)`;
+
+/** A number no tenant holds (they start at 1): what a read of a tenant that has none compares with. */
+export const NO_TENANT = 0;
 
 /** The number of the tenant whose id is a read's `$1`: NULL, which matches no sample, before its first commit. */
 export const TENANT_REF_SQL = '(SELECT tenant_ref FROM metric_tenants WHERE tenant_id = $1)';
@@ -40,6 +43,11 @@ export class TenantRefs {
   static async load(c: DuckDBConnection): Promise<TenantRefs> {
     const rows = (await c.runAndReadAll('SELECT tenant_id, tenant_ref FROM metric_tenants')).getRowObjectsJS();
     return new TenantRefs(new Map(rows.map((r) => [str(r.tenant_id), Number(r.tenant_ref)])));
+  }
+
+  /** The tenant's number if it has one yet (a read: no row holds a number not given out). */
+  find(tenantId: string): number | undefined {
+    return this.refs.get(tenantId);
   }
 
   refOf(tenantId: string): number {

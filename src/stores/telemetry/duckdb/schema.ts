@@ -1,12 +1,24 @@
 // DuckDB table definitions of the telemetry store. `fields`, `attributes` and `resource` are flat JSON
 // objects (dotted keys, scalar values) so that LogsQL can address any field by name.
 
-export const LOGS_TABLE_SQL = `
-CREATE TABLE IF NOT EXISTS logs (
-  tenant_id VARCHAR NOT NULL, time_ns BIGINT NOT NULL, observed_ns BIGINT NOT NULL,
+/**
+ * A row's tenant is its number (sample-tenants.ts TenantRefs, shared with metric_samples), and an id or `fields` the
+ * entry has none of is NULL, not '' or '{}' (reads see them as those: duckdb-dialect.ts LOGS_SOURCE). A value every row
+ * of a write holds alike still costs DuckDB per row — string statistics and copies as it appends, a scan for the
+ * compression as it commits — where a NULL or a number it finds constant costs next to nothing: ~6 % of the service's
+ * CPU an entry under native NDJSON (issue 12 item 1; README, Benchmark). Files written before are rewritten into this
+ * layout once (log-tenants.ts). `table`: `logs`, or the table that rewrite fills.
+ */
+export function logsTableSql(table: string): string {
+  return `
+CREATE TABLE IF NOT EXISTS ${table} (
+  tenant_ref BIGINT NOT NULL, time_ns BIGINT NOT NULL, observed_ns BIGINT NOT NULL,
   service VARCHAR NOT NULL, severity VARCHAR NOT NULL, msg VARCHAR NOT NULL,
-  trace_id VARCHAR NOT NULL, span_id VARCHAR NOT NULL, stream VARCHAR NOT NULL,
-  fields JSON NOT NULL, format VARCHAR NOT NULL)`;
+  trace_id VARCHAR, span_id VARCHAR, stream VARCHAR NOT NULL,
+  fields JSON, format VARCHAR NOT NULL)`;
+}
+
+export const LOGS_TABLE_SQL = logsTableSql('logs');
 
 /**
  * What a `logs` table made before promoted columns lacks (field-columns.ts). Nothing on a new table; on an older file,

@@ -32,6 +32,8 @@ export interface SqlStreamer {
 /** An executor and the dialect its engine speaks: what every read of this folder takes. */
 export interface SqlDb extends SqlExecutor {
   readonly dialect: SqlDialect;
+  /** Parameter 1 of a read of `tenantId`'s logs (dialect logsTenant); the id itself when not given. */
+  readonly tenantKey?: (tenantId: string) => SqlParam;
 }
 
 /** Lets a dialect method bind a value of its own (a LIKE pattern, a JSON pointer) as a parameter. */
@@ -51,6 +53,12 @@ export interface SqlDialect {
   str(s: string): string;
 
   // The `logs` table.
+  /**
+   * What reads select `logs` rows from (logsql-filter.ts logsBaseSql), and its column that holds the tenant: the one the
+   * tenant condition compares with parameter 1 (params.ts), which SqlDb.tenantKey gives for a tenant id.
+   */
+  readonly logsSource: string;
+  readonly logsTenant: string;
   /** The columns every relation over `logs` carries (the compiler's own, plus what the dialect needs for output). */
   readonly logColumns: string;
   /** The text of the key `name` of the stored fields; '' when missing (never NULL). */

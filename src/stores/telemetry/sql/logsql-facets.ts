@@ -51,7 +51,7 @@ export async function logFacets(
   // The probe: distinct count and longest value per field over the first PROBE_ROWS entries.
   const d = db.dialect;
   const all = fixedColumns(d);
-  const probe = new SqlParams(d, tenantId);
+  const probe = SqlParams.forTenant(db, tenantId);
   const probeBase = `SELECT * FROM (${logsBaseSql(q.filter, range, probe)}) AS b LIMIT ${probe.add(PROBE_ROWS)}`;
   const probeSql = `${d.cte('r', probeBase)} SELECT k, count(DISTINCT v) AS n, max(${d.strlen('v')}) AS len ` +
     `FROM (${pairsSql(all, SHADOWED, probe)}) AS u WHERE v <> '' GROUP BY k`;
@@ -61,7 +61,7 @@ export async function logFacets(
   }
   if (opts.maxValueLen < TIME_TEXT_LEN) over.add('_time');
 
-  const p = new SqlParams(d, tenantId);
+  const p = SqlParams.forTenant(db, tenantId);
   const fixed = all.filter(([name]) => !over.has(name));
   const sql = `${d.cte('r', logsBaseSql(q.filter, range, p))}, ` +
     `c AS (SELECT k, v, count(*) AS hits FROM (${pairsSql(fixed, new Set([...SHADOWED, ...over]), p)}) AS u ` +
@@ -87,7 +87,7 @@ export async function logFacets(
 
 /** The query's result grouped by `_stream` (after its pipes), with the entries of each. */
 async function streamsWithHits(db: SqlDb, tenantId: string, q: LogsqlQuery, range: TimeRange): Promise<ValueHits[]> {
-  const p = new SqlParams(db.dialect, tenantId);
+  const p = SqlParams.forTenant(db, tenantId);
   const rel = applyPipes(logsRelation(logsBaseSql(q.filter, range, p)), q.pipes, p);
   const s = relationField(rel, '_stream', p).text;
   const rows = await db.all(...p.finish(`SELECT s, count(*) AS hits FROM (SELECT ${s} AS s FROM (${rel.sql}) AS r) AS t GROUP BY s`));

@@ -65,10 +65,11 @@ export function logsField(name: string, p: SqlParams): FieldSql {
  * parentheses, and the API's time range is ANDed beside it (DESIGN §4). Everything else reads from this.
  */
 export function logsBaseSql(filter: Filter, range: TimeRange, p: SqlParams): string {
-  const where = [`tenant_id = ${p.tenant()}`, `(${filterSql(filter, p)})`];
+  const d = p.dialect;
+  const where = [`${d.logsTenant} = ${p.tenantPlaceholder()}`, `(${filterSql(filter, p)})`];
   if (range.startNs !== undefined) where.push(`time_ns >= ${p.add(int64(range.startNs))}`);
   if (range.endNs !== undefined) where.push(`time_ns < ${p.add(int64(range.endNs))}`);
-  return `SELECT ${p.dialect.logColumns} FROM logs WHERE ${where.join(' AND ')}`;
+  return `SELECT ${d.logColumns} FROM ${d.logsSource} WHERE ${where.join(' AND ')}`;
 }
 
 /** Operators by AST value: the SQL text comes from this table, never from the query. */

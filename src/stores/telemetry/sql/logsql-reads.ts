@@ -19,7 +19,7 @@ export const SHADOWED = new Set<string>([...FIXED_FIELDS, 'level', '_stream_id']
 
 /** The query's filter and pipes over the tenant's logs in `range`. */
 function compile(db: SqlDb, tenantId: string, q: LogsqlQuery, range: TimeRange): { rel: Relation; p: SqlParams } {
-  const p = new SqlParams(db.dialect, tenantId);
+  const p = SqlParams.forTenant(db, tenantId);
   const rel = applyPipes(logsRelation(logsBaseSql(q.filter, range, p)), q.pipes, p);
   return { rel, p };
 }
@@ -100,7 +100,7 @@ export async function logHits(
   db: SqlDb, tenantId: string, q: LogsqlQuery, range: TimeRange, stepNs: bigint,
 ): Promise<HitsSeries[]> {
   if (stepNs <= 0n) throw new RangeError('logHits: stepNs must be positive');
-  const p = new SqlParams(db.dialect, tenantId);
+  const p = SqlParams.forTenant(db, tenantId);
   const base = logsBaseSql(q.filter, range, p);
   const sql = `SELECT b, count(*) AS hits FROM (SELECT ${db.dialect.bucketNs('time_ns', p.add(stepNs))} AS b ` +
     `FROM (${base}) AS l) AS t GROUP BY b ORDER BY b`;

@@ -11,7 +11,7 @@ const RUM_FILTER: Filter = { kind: 'exact', field: 'telemetry.sdk.language', val
 
 /** Unix ns of the tenant's oldest log entry passing `filter` (RUM entries only with `rum`); null when none. */
 export async function oldestLogNs(db: SqlDb, tenantId: string, filter: Filter, rum: boolean): Promise<bigint | null> {
-  const p = new SqlParams(db.dialect, tenantId);
+  const p = SqlParams.forTenant(db, tenantId);
   const where = rum ? { kind: 'and' as const, filters: [filter, RUM_FILTER] } : filter;
   const sql = `SELECT ${db.dialect.minOrNull('time_ns')} AS t FROM (${logsBaseSql(where, {}, p)}) AS l`;
   const t = (await db.all(...p.finish(sql)))[0]?.t;

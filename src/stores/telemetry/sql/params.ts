@@ -1,21 +1,27 @@
 // The parameters of one compiled statement, in either dialect (dialect.ts). Every user value and every name of a
 // `fields` key goes through add(); the SQL text holds only constants the compiler writes (issue 11 item 3).
-import type { ParamSink, SqlDialect, SqlParam } from './dialect.js';
+import type { ParamSink, SqlDb, SqlDialect, SqlParam } from './dialect.js';
 
 /**
- * Parameter 1 is always the tenant id, so that the tenant condition reads the same everywhere. Other values get
- * marks that finish() numbers in order of appearance: DuckDB refuses a parameter the statement does not use, and a
- * compiled sort key, say, is only used when its ORDER BY is. The ⟦n⟧ marks cannot clash with anything else in the
- * text, which holds no user input.
+ * Parameter 1 is always the tenant (its id, or its number in DuckDB's `logs`), so that the tenant condition reads the
+ * same everywhere. Other values get marks that finish() numbers in order of appearance: DuckDB refuses a parameter
+ * the statement does not use, and a compiled sort key, say, is only used when its ORDER BY is. The ⟦n⟧ marks cannot
+ * clash with anything else in the text, which holds no user input.
  */
 export class SqlParams implements ParamSink {
   private readonly pending: SqlParam[] = [];
 
-  constructor(readonly dialect: SqlDialect, private readonly tenantId: string) {}
+  /** `tenant`: what the logs' tenant column holds for the tenant (SqlDb.tenantKey; forTenant()). */
+  constructor(readonly dialect: SqlDialect, private readonly tenant: SqlParam) {}
 
-  /** The tenant id's placeholder. */
-  tenant(): string {
-    return this.dialect.placeholder(1, this.tenantId);
+  /** The parameters of a read of `tenantId`'s logs on `db`. */
+  static forTenant(db: SqlDb, tenantId: string): SqlParams {
+    return new SqlParams(db.dialect, db.tenantKey ? db.tenantKey(tenantId) : tenantId);
+  }
+
+  /** The tenant's placeholder. */
+  tenantPlaceholder(): string {
+    return this.dialect.placeholder(1, this.tenant);
   }
 
   add(v: SqlParam): string {
@@ -24,7 +30,7 @@ export class SqlParams implements ParamSink {
 
   /** The statement with the dialect's placeholders and its parameter list, the first being the tenant id. */
   finish(sql: string): [string, SqlParam[]] {
-    const params: SqlParam[] = [this.dialect.bind(this.tenantId)];
+    const params: SqlParam[] = [this.dialect.bind(this.tenant)];
     const numbers = new Map<number, number>();
     const text = sql.replace(/⟦(\d+)⟧/g, (_m, i: string) => {
       const index = Number(i);

@@ -36,7 +36,7 @@ export async function logValueCounts(
   const fields = [...new Set(req.groups.flat().map(canonicalField))];
   if (fields.length > MAX_FIELDS) throw new RangeError(`logValueCounts: at most ${MAX_FIELDS} distinct fields`);
   const d = db.dialect;
-  const p = new SqlParams(d, tenantId);
+  const p = SqlParams.forTenant(db, tenantId);
   // The fixed columns as they are; every other field out of one read of `fields` per entry.
   const keys = fields.filter((f) => !FIXED_FIELDS.includes(f));
   const keyList = keys.length === 0 ? '' : `, ${d.fieldList(keys, p)} AS kv`;
