@@ -20,7 +20,6 @@ import * as reads from '../sql/logsql-reads.js';
 import { oldestLogNs } from '../sql/oldest-logs.js';
 import { logValueCounts } from '../sql/value-counts.js';
 import { onDuckdb } from '../duckdb/duckdb-dialect.js';
-import { streamOf } from '../duckdb/duckdb-store.js';
 import { LOGS_TABLE_SQL } from '../duckdb/schema.js';
 import { adversarialQueries, MARKER, queryArbitrary } from '../duckdb/logsql-sql.fixtures.js';
 import { onClickhouse } from './clickhouse-dialect.js';
@@ -103,9 +102,10 @@ before(async () => {
   await c.run(LOGS_TABLE_SQL);
   for (const [tenant, rows] of [['A', A], ['B', B]] as const) {
     for (const e of rows) {
-      // As the DuckDB store writes them: the tenant's number, NULL for no id and no fields (schema.ts).
-      await c.run(`INSERT INTO logs VALUES ($1, $2, $2, $3, $4, $5, nullif($6, ''), nullif($7, ''), $8, nullif($9, '{}'), 'test')`, [
-        tenant === 'A' ? 1n : 2n, e.timeNs, e.service, e.severity, e.msg, e.traceId, e.spanId, streamOf(e), JSON.stringify(e.fields)]);
+      // As the DuckDB store writes them: the tenant's number, NULL for no id, stream or fields (schema.ts), so that the
+      // streams DuckDB's reads derive are checked against those ClickHouse's writer derives.
+      await c.run(`INSERT INTO logs VALUES ($1, $2, $2, $3, $4, $5, nullif($6, ''), nullif($7, ''), nullif($8, ''), nullif($9, '{}'), 'test')`, [
+        tenant === 'A' ? 1n : 2n, e.timeNs, e.service, e.severity, e.msg, e.traceId, e.spanId, e.stream, JSON.stringify(e.fields)]);
     }
   }
   duckDb = onDuckdb({ all: async (sql, params) => (await c.runAndReadAll(sql, params)).getRowObjects() },

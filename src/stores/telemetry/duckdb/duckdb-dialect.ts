@@ -15,11 +15,12 @@ const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 
 /**
- * `logs` as reads see it: an id or `fields` stored as NULL (none, schema.ts LOGS_TABLE_SQL) reads as '' or '{}', as the
- * LogEntry has it. DuckDB pushes the tenant and time conditions through this projection into the table's scan.
+ * `logs` as reads see it: an id, stream or `fields` stored as NULL (none, schema.ts LOGS_TABLE_SQL) reads as '', '' or
+ * '{}', as the LogEntry has it (a stream '' reads as its service's: logsql-filter.ts streamSql). DuckDB pushes the
+ * tenant and time conditions through this projection into the table's scan.
  */
 export const LOGS_SOURCE = "(SELECT * REPLACE (coalesce(trace_id, '') AS trace_id, coalesce(span_id, '') AS span_id, " +
-  "coalesce(fields, '{}'::JSON) AS fields) FROM logs) AS logs";
+  "coalesce(stream, '') AS stream, coalesce(fields, '{}'::JSON) AS fields) FROM logs) AS logs";
 
 /** Everything but the access to `fields`, which depends on the promoted columns. */
 const BASE: Omit<SqlDialect, FieldAccess> = {

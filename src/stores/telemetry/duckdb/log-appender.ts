@@ -101,7 +101,7 @@ export class EntryRows {
   /** `columns`: the table's promoted columns, of which the writer fills the first `writable`. */
   constructor(private readonly columns: readonly FieldColumn[], private readonly writable: number) {
     this.splitter = new FieldSplitter(columns.slice(0, writable));
-    this.plain = new PlainRowWriter(columns.slice(0, writable), LOG_COLUMNS.length, streamOfService);
+    this.plain = new PlainRowWriter(columns.slice(0, writable), LOG_COLUMNS.length);
   }
 
   /** Line `i` of `lines` as the current row; false when it no longer parses (nothing written: see PlainLines). */
@@ -127,12 +127,13 @@ export class EntryRows {
     w.string(COLUMN.service, e.service);
     w.string(COLUMN.severity, e.severity);
     w.string(COLUMN.msg, e.msg);
-    // None is NULL (schema.ts LOGS_TABLE_SQL).
+    // None is NULL (schema.ts LOGS_TABLE_SQL); so is the stream, which reads derive from `service` then.
     if (e.traceId === '') w.null(COLUMN.traceId);
     else w.string(COLUMN.traceId, e.traceId);
     if (e.spanId === '') w.null(COLUMN.spanId);
     else w.string(COLUMN.spanId, e.spanId);
-    w.string(COLUMN.stream, streamOf(e));
+    if (e.stream === '') w.null(COLUMN.stream);
+    else w.string(COLUMN.stream, e.stream);
     if (f.json === '{}') w.null(COLUMN.fields);
     else w.string(COLUMN.fields, f.json);
     if (f.order === null) w.null(COLUMN.order);
@@ -147,32 +148,3 @@ export class EntryRows {
     }
   }
 }
-
-/**
- * `_stream` when the format gave none: VictoriaLogs' stream labels, here from `service` alone
- * (model/log-entry.ts: "the store then derives it from service").
- */
-export function streamOf(e: LogEntry): string {
-  return e.stream !== '' ? e.stream : streamOfService(e.service);
-}
-
-/** The stream of an entry that has none, from its service. */
-function streamOfService(service: string): string {
-  if (service === '') return '{}';
-  let stream = streamsOfServices.get(service);
-  if (stream === undefined) {
-    stream = `{service="${service.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"}`;
-    if (streamsOfServices.size >= MAX_SERVICE_STREAMS) streamsOfServices.clear();
-    streamsOfServices.set(service, stream);
-  }
-  return stream;
-}
-
-/**
- * The streams made from services: services are few and repeat on every row, and one string per service (not one per
- * row) also lets the chunk writer find a repeat by a hash the string already holds (chunk-writer.ts repeats()).
- * Bounded: past the limit it starts again empty.
- */
-const streamsOfServices = new Map<string, string>();
-const MAX_SERVICE_STREAMS = 10_000;
-

@@ -1,6 +1,7 @@
 // The tenant of a `logs` row as a number and a missing id or `fields` as NULL (schema.ts LOGS_TABLE_SQL): two tenants
 // read only their own logs, logs and samples of a tenant share its number, the numbers hold across a restart,
-// retention finds a tenant's logs, what is stored NULL reads back as the entry had it ('' and {}), and a file of the
+// retention finds a tenant's logs, what is stored NULL reads back as the entry had it ('' and {}, a stream derived
+// from the service with its quotes and backslashes escaped), and a file of the
 // layout before (tenant id, '' and '{}' on every row, promoted columns with their comments) is rewritten with every
 // row where it was.
 import assert from 'node:assert/strict';
@@ -83,6 +84,29 @@ void describe('tenant numbers of logs', () => {
       assert.deepEqual(await msgs(store, 't1', '-trace_id:abc'), ['none'], 'a NULL is not lost to a negation');
       const hits = await store.logFieldValues('t1', parseLogsql('*', NOW), {}, 'trace_id', 10);
       assert.deepEqual(hits.map((h) => [h.value, h.hits]), [['abc', 1]], 'an empty value is no value, as stored before');
+    } finally {
+      await store.close();
+    }
+  });
+
+  void test('a stream is stored only when the entry has one, and reads derive the rest from the service', async () => {
+    const store = await openDuckdbStore(join(dir, 'streams.duckdb'));
+    try {
+      const entries = [
+        log({ msg: 'quoted', service: 'a"b\\c', stream: '' }),
+        log({ msg: 'no service', service: '', stream: '' }),
+        log({ msg: 'own', timeNs: NOW + 1n, stream: '{app="x"}' }),
+      ];
+      await store.write([logsBatch('t1', entries)], 1n);
+      const raw = await store.reader.all('SELECT msg, stream FROM logs ORDER BY msg', []);
+      assert.deepEqual(raw, [{ msg: 'no service', stream: null }, { msg: 'own', stream: '{app="x"}' }, { msg: 'quoted', stream: null }]);
+      const streams = Object.fromEntries((await peekDuckdbLogs(store, 't1')).map((r) => [r.entry.msg, r.entry.stream]));
+      assert.deepEqual(streams, { quoted: '{service="a\\"b\\\\c"}', 'no service': '{}', own: '{app="x"}' });
+      assert.deepEqual(await msgs(store, 't1', '_stream:{service="a\\"b\\\\c"}'), ['quoted']);
+      assert.deepEqual(await msgs(store, 't1', '_stream:{app="x"}'), ['own']);
+      const rows = await store.searchLogs('t1', parseLogsql('*', NOW), {}, 10);
+      assert.deepEqual(rows.map((r) => [r._msg, r._stream]).sort(),
+        [['no service', '{}'], ['own', '{app="x"}'], ['quoted', '{service="a\\"b\\\\c"}']]);
     } finally {
       await store.close();
     }

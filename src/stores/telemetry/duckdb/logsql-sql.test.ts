@@ -64,8 +64,8 @@ async function openDb(rows: Fixture[]): Promise<Db> {
   const c: DuckDBConnection = await instance.connect();
   await c.run(LOGS_TABLE_SQL);
   for (const r of rows) {
-    // As the store writes them: the tenant's number, NULL for no id and no fields (schema.ts LOGS_TABLE_SQL).
-    await c.run(`INSERT INTO logs VALUES ($1, $2, $2, $3, $4, $5, nullif($6, ''), nullif($7, ''), $8, nullif($9, '{}'), 'test')`, [
+    // As the store writes them: the tenant's number, NULL for no id, stream or fields (schema.ts LOGS_TABLE_SQL).
+    await c.run(`INSERT INTO logs VALUES ($1, $2, $2, $3, $4, $5, nullif($6, ''), nullif($7, ''), nullif($8, ''), nullif($9, '{}'), 'test')`, [
       TENANT_NUMBERS[r.tenant] ?? 0n, r.timeNs, r.service, r.severity, r.msg, r.traceId ?? '', r.spanId ?? '', r.stream ?? '',
       JSON.stringify(r.fields)]);
   }

@@ -53,11 +53,9 @@ export class PlainRowWriter {
   private length = 0;
 
   /**
-   * `columns`: the promoted columns the writer may fill (FieldSplitter's); `fixed`: where they start in the row;
-   * `streamOf`: the stream of a service, as log-appender.ts derives it.
+   * `columns`: the promoted columns the writer may fill (FieldSplitter's); `fixed`: where they start in the row.
    */
-  constructor(private readonly columns: readonly FieldColumn[], private readonly fixed: number,
-    private readonly streamOf: (service: string) => string) {
+  constructor(private readonly columns: readonly FieldColumn[], private readonly fixed: number) {
     columns.forEach((c, index) => this.byKey.set(c.key, { index, kind: c.kind }));
     this.promoted = new Int32Array(columns.length);
   }
@@ -74,7 +72,7 @@ export class PlainRowWriter {
     else w.string(COLUMN.msg, '');
     writeId(w, COLUMN.traceId, row, traceId);
     writeId(w, COLUMN.spanId, row, spanId);
-    w.string(COLUMN.stream, this.streamOf(row.service));
+    w.null(COLUMN.stream); // a native line has no stream: reads derive it from `service` (schema.ts LOGS_TABLE_SQL)
     const canonical = this.split(row);
     // No field left is NULL, not '{}' (schema.ts LOGS_TABLE_SQL).
     if (this.length === 2) w.null(COLUMN.fields);

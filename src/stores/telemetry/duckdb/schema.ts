@@ -2,19 +2,20 @@
 // objects (dotted keys, scalar values) so that LogsQL can address any field by name.
 
 /**
- * A row's tenant is its number (sample-tenants.ts TenantRefs, shared with metric_samples), and an id or `fields` the
- * entry has none of is NULL, not '' or '{}' (reads see them as those: duckdb-dialect.ts LOGS_SOURCE). A value every row
- * of a write holds alike still costs DuckDB per row — string statistics and copies as it appends, a scan for the
- * compression as it commits — where a NULL or a number it finds constant costs next to nothing: ~6 % of the service's
- * CPU an entry under native NDJSON (issue 12 item 1; README, Benchmark). Files written before are rewritten into this
- * layout once (log-tenants.ts). `table`: `logs`, or the table that rewrite fills.
+ * A row's tenant is its number (sample-tenants.ts TenantRefs, shared with metric_samples), and an id, stream or
+ * `fields` the entry has none of is NULL, not '', '' or '{}' (reads see them as those: duckdb-dialect.ts LOGS_SOURCE; a
+ * stream is then derived from `service`, logsql-filter.ts streamSql). A value that many rows hold alike still costs
+ * DuckDB per row — string statistics and copies as it appends, a scan for the compression as it commits — where a NULL
+ * or a number it finds constant costs next to nothing: ~15 % of the CPU a native NDJSON entry costs to build, insert
+ * and commit (issue 12 item 1; README, Benchmark). Files written before are rewritten into this layout once
+ * (log-tenants.ts). `table`: `logs`, or the table that rewrite fills.
  */
 export function logsTableSql(table: string): string {
   return `
 CREATE TABLE IF NOT EXISTS ${table} (
   tenant_ref BIGINT NOT NULL, time_ns BIGINT NOT NULL, observed_ns BIGINT NOT NULL,
   service VARCHAR NOT NULL, severity VARCHAR NOT NULL, msg VARCHAR NOT NULL,
-  trace_id VARCHAR, span_id VARCHAR, stream VARCHAR NOT NULL,
+  trace_id VARCHAR, span_id VARCHAR, stream VARCHAR,
   fields JSON, format VARCHAR NOT NULL)`;
 }
 
