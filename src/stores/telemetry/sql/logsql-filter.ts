@@ -23,8 +23,12 @@ const INT64_MAX = 2n ** 63n - 1n;
 /** `_stream` as stored, or derived from `service` as the stores' streamOf() does for rows written without one. */
 export function streamSql(d: SqlDialect): string {
   return `(CASE WHEN stream <> '' THEN stream WHEN service = '' THEN '{}' ` +
-    `ELSE ${d.str('{service="')} || replace(replace(service, ${d.str('\\')}, ${d.str('\\\\')}), ${d.str('"')}, ` +
-    `${d.str('\\"')}) || ${d.str('"}')} END)`;
+    `ELSE ${d.str('{service="')} || ${escapedServiceSql(d)} || ${d.str('"}')} END)`;
+}
+
+/** `service` as a stream label's value: backslashes and quotes escaped. */
+function escapedServiceSql(d: SqlDialect): string {
+  return `replace(replace(service, ${d.str('\\')}, ${d.str('\\\\')}), ${d.str('"')}, ${d.str('\\"')})`;
 }
 
 /**
@@ -149,21 +153,32 @@ function wordPrefixRegexp(prefix: string): string {
 
 /**
  * One `label op "value"` of `_stream:{…}`: the label's (still escaped) value is cut out of the stream text, so a
- * pattern can never reach into the next label. A missing label reads as '' (Prometheus selector semantics).
+ * pattern can never reach into the next label. A missing label reads as '' (Prometheus selector semantics). A stream
+ * derived from `service` (streamSql: a row stored without one) has that one label, so the matcher reads `service` itself
+ * there instead of the derived text, which DuckDB would build row by row for the rows not yet checkpointed
+ * (duckdb/schema.ts LOGS_TABLE_SQL).
  */
 function streamMatcherSql(m: StreamMatcher, p: SqlParams): string {
   const d = p.dialect;
   const pattern = `(?:^\\{|,)\\s*${escapeRegexp(m.label)}\\s*=\\s*"((?:[^"\\\\]|\\\\.)*)"`;
-  const value = d.regexpGroup1(streamSql(d), p.add(pattern));
+  const stored = d.regexpGroup1('stream', p.add(pattern));
   const escaped = m.value.replace(/\\/g, '\\\\').replace(/"/g, '\\"');
-  switch (m.op) {
-    case '=':
-      return `(${value} = ${p.add(escaped)})`;
-    case '!=':
-      return `(${value} <> ${p.add(escaped)})`;
-    case '=~':
-      return d.regexpFullMatch(value, p.add(m.value));
-    case '!~':
-      return `(NOT ${d.regexpFullMatch(value, p.add(m.value))})`;
-  }
+  const ofService = m.label === 'service';
+  // The derived stream's value: the escaped service (so `=` compares the service with the value as given), else ''.
+  const derived = ofService ? escapedServiceSql(d) : "''";
+  const matches = (value: string, equal: string): string => {
+    switch (m.op) {
+      case '=':
+        return `(${value} = ${equal})`;
+      case '!=':
+        return `(${value} <> ${equal})`;
+      case '=~':
+        return d.regexpFullMatch(value, p.add(m.value));
+      case '!~':
+        return `(NOT ${d.regexpFullMatch(value, p.add(m.value))})`;
+    }
+  };
+  const onStored = matches(stored, p.add(escaped));
+  const onDerived = ofService && (m.op === '=' || m.op === '!=') ? matches('service', p.add(m.value)) : matches(derived, p.add(escaped));
+  return `(CASE WHEN stream <> '' THEN ${onStored} ELSE ${onDerived} END)`;
 }
