@@ -68,7 +68,7 @@ async function main(): Promise<void> {
   const sides: Side[] = [];
   try {
     for (const [i, checkout] of [a, b].entries()) sides.push(await openSide(checkout, join(dir, `side-${i}.duckdb`)));
-    // The bench's bodies (ingest-bench.ts): 24 of 0.5-2 MB, ~245,000 entries a write, a write of the drain's size.
+    // The bench's bodies (ingest-bench.ts): 24 of 0.5-2 MB, ~92,000 entries a write.
     const bodies = ndjsonBodies(24, 500_000, 2_000_000).map((x) => x.body);
     await writeInTurns(sides, bodies, writes);
     const perRow = sides.map((s) => s.cpuMicros / s.rows);
