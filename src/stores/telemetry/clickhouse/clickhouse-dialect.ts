@@ -78,6 +78,7 @@ export const CLICKHOUSE_DIALECT: SqlDialect = {
     if (/^[\x20-\x7e]*$/.test(needle)) return `(lowerUTF8(${v}) LIKE ${p.add(`%${likeEscape(needle.toLowerCase())}%`)})`;
     return `(positionCaseInsensitiveUTF8(${v}, ${p.add(needle)}) > 0)`;
   },
+  contains: (v, needle) => `(position(${v}, ${needle}) > 0)`,
   regexpMatch: (v, re) => `match(${v}, ${re})`,
   regexpFullMatch: (v, re) => `match(${v}, concat('^(?:', ${re}, ')$'))`,
   regexpGroup1: (v, re) => `regexpExtract(${v}, ${re}, 1)`,

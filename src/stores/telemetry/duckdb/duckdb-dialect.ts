@@ -49,6 +49,7 @@ const BASE: Omit<SqlDialect, FieldAccess> = {
     return `CAST(least(greatest(${start}, ${INT64_MIN}), ${INT64_MAX}) AS BIGINT)`;
   },
   containsCi: duckdbContainsCi,
+  contains: (v, needle) => `contains(${v}, ${needle})`,
   regexpMatch: (v, re) => `regexp_matches(${v}, ${re})`,
   regexpFullMatch: (v, re) => `regexp_full_match(${v}, ${re})`,
   regexpGroup1: (v, re) => `regexp_extract(${v}, ${re}, 1)`,

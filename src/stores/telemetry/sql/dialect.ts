@@ -89,6 +89,8 @@ export interface SqlDialect {
   bucketNs(ns: string, step: string, offset?: string): string;
   /** Case-insensitive substring (DESIGN §4 words and phrases) of the text `v`; the needle is bound through `p`. */
   containsCi(v: string, needle: string, p: ParamSink): string;
+  /** Whether the text `v` holds `needle`, a constant the compiler writes (case-sensitive, bytes). */
+  contains(v: string, needle: string): string;
   /** Partial RE2 match. */
   regexpMatch(v: string, re: string): string;
   /** Whole-value RE2 match (Prometheus selector semantics). */

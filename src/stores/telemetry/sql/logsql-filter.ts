@@ -22,7 +22,11 @@ const INT64_MAX = 2n ** 63n - 1n;
 
 /** `_stream` as stored, or derived from `service` as the stores' streamOf() does for rows written without one. */
 export function streamSql(d: SqlDialect): string {
+  // Most services hold no quote or backslash: their text goes in as it is, without the two replace()s, which DuckDB
+  // otherwise runs row by row where a row group is not yet checkpointed (~2.5x the time of the whole derivation).
+  const plain = `NOT ${d.contains('service', d.str('"'))} AND NOT ${d.contains('service', d.str('\\'))}`;
   return `(CASE WHEN stream <> '' THEN stream WHEN service = '' THEN '{}' ` +
+    `WHEN ${plain} THEN ${d.str('{service="')} || service || ${d.str('"}')} ` +
     `ELSE ${d.str('{service="')} || ${escapedServiceSql(d)} || ${d.str('"}')} END)`;
 }
 
