@@ -43,7 +43,6 @@ import {
   type CompactionPolicy, type FileSpace,
 } from './compaction.js';
 
-
 /** The DuckDB store, plus a read-only SQL door for tests and tools (never used to write). */
 export interface DuckdbTelemetryStore extends TelemetryStore {
   readonly reader: SqlExecutor;
