@@ -5,6 +5,7 @@
 // name their keys, field-catalog.ts) keep their places, types and comments; the rows keep their order.
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { str } from '../sql/span-rows.js';
+import { numberTenantsOf } from './sample-tenants.js';
 import { logsTableSql } from './schema.js';
 import { tableColumns } from './table-columns.js';
 
@@ -17,9 +18,7 @@ const STAGE = 'logs_by_ref';
 export async function migrateLogTenants(c: DuckDBConnection): Promise<void> {
   const columns = await tableColumns(c, 'logs');
   if (!columns.includes('tenant_id')) return;
-  await c.run('INSERT INTO metric_tenants SELECT tenant_id, ' +
-    '(SELECT coalesce(max(tenant_ref), 0) FROM metric_tenants) + row_number() OVER (ORDER BY tenant_id) ' +
-    'FROM (SELECT DISTINCT tenant_id FROM logs WHERE tenant_id NOT IN (SELECT tenant_id FROM metric_tenants))');
+  await numberTenantsOf(c, 'logs');
   const rest = (await c.runAndReadAll(
     `SELECT column_name, data_type, comment FROM duckdb_columns() WHERE table_name = 'logs' AND schema_name = 'main'
        AND database_name = current_database() AND column_index > (SELECT column_index FROM duckdb_columns()

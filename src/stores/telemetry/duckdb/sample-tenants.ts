@@ -58,14 +58,22 @@ export class TenantRefs {
 }
 
 /**
+ * Gives every tenant id in `table`'s `tenant_id` column that has no number yet the next ones, in id order: the
+ * migrations of a file written before the numbers (metric_samples here, logs in log-tenants.ts).
+ */
+export async function numberTenantsOf(c: DuckDBConnection, table: 'metric_samples' | 'logs'): Promise<void> {
+  await c.run('INSERT INTO metric_tenants SELECT tenant_id, ' +
+    '(SELECT coalesce(max(tenant_ref), 0) FROM metric_tenants) + row_number() OVER (ORDER BY tenant_id) ' +
+    `FROM (SELECT DISTINCT tenant_id FROM ${table} WHERE tenant_id NOT IN (SELECT tenant_id FROM metric_tenants))`);
+}
+
+/**
  * A file written before the tenant numbers (metric_samples with tenant_id and name columns) is rewritten into the
  * layout above, inside the open's transaction (duckdb-store.ts): each tenant that has samples gets a number.
  */
 export async function migrateSampleTenants(c: DuckDBConnection): Promise<void> {
   if (!(await tableColumns(c, 'metric_samples')).includes('tenant_id')) return;
-  await c.run('INSERT INTO metric_tenants SELECT tenant_id, ' +
-    '(SELECT coalesce(max(tenant_ref), 0) FROM metric_tenants) + row_number() OVER (ORDER BY tenant_id) ' +
-    'FROM (SELECT DISTINCT tenant_id FROM metric_samples WHERE tenant_id NOT IN (SELECT tenant_id FROM metric_tenants))');
+  await numberTenantsOf(c, 'metric_samples');
   await c.run(samplesTableSql('metric_samples_by_ref'));
   await c.run('INSERT INTO metric_samples_by_ref SELECT t.tenant_ref, s.series_id, s.time_ms, s.value, s.stale ' +
     'FROM metric_samples s JOIN metric_tenants t USING (tenant_id)');
