@@ -34,7 +34,7 @@ export const ROWS_PER_YIELD = 1024;
  * Inserts every log of `batches` through `inserter` (registered on `c`), yielding between chunks (DESIGN §1: the
  * drain must yield). `columns` are the table's promoted columns; the writer fills the first `writable` of them.
  * `ahead`, when given, holds the first of these chunks already built (log-prefetch.ts) and builds the rest. A row's
- * tenant is its number in `tenants`; the caller records new numbers in metric_tenants (metrics-store.ts recordTenants).
+ * tenant is its number in `tenants`; the caller records new numbers in metric_tenants (sample-tenants.ts recordTenants).
  */
 export async function appendLogs(
   c: DuckDBConnection, inserter: ChunkInserter, batches: TenantBatch[], columns: readonly FieldColumn[], writable: number,

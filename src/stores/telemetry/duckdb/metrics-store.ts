@@ -7,7 +7,7 @@ import { SAMPLE_COLUMNS, SeriesIndex, type SeriesRow } from './samples-sql.js';
 import { ChunkWriter, type ColumnKind } from './chunk-writer.js';
 import { appendChunks, withAppender } from './appender.js';
 import { ChunksAhead, type PreparedChunks } from './chunks-ahead.js';
-import type { TenantRefs } from './sample-tenants.js';
+import { recordTenants, type TenantRefs } from './sample-tenants.js';
 
 /** The kinds of SAMPLE_COLUMNS, in order. */
 const SAMPLE_KINDS: ColumnKind[] = ['bigint', 'bigint', 'bigint', 'double', 'boolean'];
@@ -58,9 +58,8 @@ export class CommittedKeys {
   }
 }
 const NONE: ReadonlySet<string> = new Set();
-/** The scope of metadata rows, of tenant numbers, and of a tenant's series. */
+/** The scope of metadata rows and of a tenant's series (sample-tenants.ts has the tenant numbers'). */
 const METADATA_SCOPE = 'm';
-const TENANT_SCOPE = 't';
 const seriesScope = (tenantId: string): string => `s\u0000${tenantId}`;
 
 /** Whether a write has samples to append (a batch may carry only metadata, or no metrics at all). */
@@ -143,23 +142,6 @@ export class MetricPrefetch {
   drop(): void {
     this.ahead.drop();
   }
-}
-
-/**
- * Inserts into metric_tenants the numbers `tenants` (tenant id to TenantRefs number) used in the open transaction
- * that were not committed before (`known`); returns their keys, for known.commit() after COMMIT. Samples and log rows
- * (log-appender.ts) both hold a tenant's number.
- */
-export async function recordTenants(c: DuckDBConnection, tenants: ReadonlyMap<string, number>, known: CommittedKeys,
-): Promise<CommittedKey[]> {
-  const added: CommittedKey[] = [];
-  for (const [tenantId, ref] of tenants) {
-    if (known.has(TENANT_SCOPE, tenantId)) continue;
-    // A number committed by an earlier process is already there; a number another tenant holds is refused (UNIQUE).
-    await c.run('INSERT INTO metric_tenants VALUES ($1, $2) ON CONFLICT (tenant_id) DO NOTHING', [tenantId, BigInt(ref)]);
-    added.push([TENANT_SCOPE, tenantId]);
-  }
-  return added;
 }
 
 /**

@@ -8,6 +8,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { str } from '../sql/span-rows.js';
 import { tableColumns } from './table-columns.js';
+import type { CommittedKey, CommittedKeys } from './metrics-store.js';
 
 export const TENANTS_TABLE_SQL = `
 CREATE TABLE IF NOT EXISTS metric_tenants (tenant_id VARCHAR PRIMARY KEY, tenant_ref BIGINT NOT NULL UNIQUE)`;
@@ -31,7 +32,7 @@ export const ADD_TENANT_SQL = 'INSERT INTO metric_tenants SELECT $1, (SELECT coa
 
 /**
  * Each tenant's number, as the writer gives them out: the numbers committed (load()) and the ones given since, which a
- * write inserts into metric_tenants with its samples (metrics-store.ts). A number given to a write that rolls back
+ * write inserts into metric_tenants with its rows (recordTenants). A number given to a write that rolls back
  * stays this tenant's; the next write of the tenant inserts it.
  */
 export class TenantRefs {
@@ -55,6 +56,26 @@ export class TenantRefs {
     if (ref === undefined) this.refs.set(tenantId, (ref = this.next++));
     return ref;
   }
+}
+
+/** CommittedKeys' scope of the tenant numbers committed. */
+const TENANT_SCOPE = 't';
+
+/**
+ * Inserts into metric_tenants the numbers `tenants` (tenant id to TenantRefs number) used in the open transaction
+ * that were not committed before (`known`); returns their keys, for known.commit() after COMMIT. Samples and log rows
+ * (log-appender.ts) both hold a tenant's number.
+ */
+export async function recordTenants(c: DuckDBConnection, tenants: ReadonlyMap<string, number>, known: CommittedKeys,
+): Promise<CommittedKey[]> {
+  const added: CommittedKey[] = [];
+  for (const [tenantId, ref] of tenants) {
+    if (known.has(TENANT_SCOPE, tenantId)) continue;
+    // A number committed by an earlier process is already there; a number another tenant holds is refused (UNIQUE).
+    await c.run('INSERT INTO metric_tenants VALUES ($1, $2) ON CONFLICT (tenant_id) DO NOTHING', [tenantId, BigInt(ref)]);
+    added.push([TENANT_SCOPE, tenantId]);
+  }
+  return added;
 }
 
 /**

@@ -170,19 +170,20 @@ function streamMatcherSql(m: StreamMatcher, p: SqlParams): string {
   const ofService = m.label === 'service';
   // The derived stream's value: the escaped service (so `=` compares the service with the value as given), else ''.
   const derived = ofService ? escapedServiceSql(d) : "''";
-  const matches = (value: string, equal: string): string => {
+  // `equal` is bound only for the operators that compare with it: the regexp operators bind the pattern instead.
+  const matches = (value: string, equal: () => string): string => {
     switch (m.op) {
       case '=':
-        return `(${value} = ${equal})`;
+        return `(${value} = ${equal()})`;
       case '!=':
-        return `(${value} <> ${equal})`;
+        return `(${value} <> ${equal()})`;
       case '=~':
         return d.regexpFullMatch(value, p.add(m.value));
       case '!~':
         return `(NOT ${d.regexpFullMatch(value, p.add(m.value))})`;
     }
   };
-  const onStored = matches(stored, p.add(escaped));
-  const onDerived = ofService && (m.op === '=' || m.op === '!=') ? matches('service', p.add(m.value)) : matches(derived, p.add(escaped));
+  const onStored = matches(stored, () => p.add(escaped));
+  const onDerived = ofService && (m.op === '=' || m.op === '!=') ? matches('service', () => p.add(m.value)) : matches(derived, () => p.add(escaped));
   return `(CASE WHEN stream <> '' THEN ${onStored} ELSE ${onDerived} END)`;
 }
