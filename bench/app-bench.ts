@@ -2,7 +2,7 @@
 // service: per page, the time from navigation to the page being usable (its main control on screen) on a cold
 // cache, and the compressed script it pulled to get there; then a 10,000-row result scrolled end to end with
 // the frames it took. Figures only: nothing here passes or fails on a time.
-import { chromium, type Page } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { call, newAccount, startService } from '../test/support/service.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -33,8 +33,10 @@ async function coldLoad(page: Page, url: string): Promise<{ ms: number; scriptBy
 
 async function main(): Promise<void> {
   const svc = await startService();
-  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
+  // Launched inside the try: a machine without Chromium must not leave the service running once the bench exits.
+  let browser: Browser | undefined;
   try {
+    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
     const acct = await newAccount(svc, { tier: 'custom' });
     const email = 'bench@example.com';
     const password = 'bench-password-1';
@@ -98,7 +100,7 @@ async function main(): Promise<void> {
     const slow = frames.filter((f) => f > 1000 / 60 * 1.5).length;
     console.log(`10,000 rows scrolled in ${frames.length} frames: frame p50 ${p(0.5).toFixed(1)} ms, p99 ${p(0.99).toFixed(1)} ms, ${slow} over 25 ms`);
   } finally {
-    await browser.close();
+    await browser?.close();
     await svc.stop();
   }
 }
