@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { probeCpuSpeed } from './cpu-probe.js';
+import { probeCpuSpeed, probeCpuSpeedInChild } from './cpu-probe.js';
 
 void test('the probe runs rounds until the CPU time asked for has gone by, and gives rounds per CPU second', () => {
   let cpuMs = 0;
@@ -36,4 +36,13 @@ void test('the real work is the fixed scan, every round', () => {
   assert.ok(probe.rounds >= 1);
   assert.equal(probe.checksum, (probe.rounds * perRound) | 0);
   assert.ok(probe.roundsPerCpuSecond > 0 && Number.isFinite(probe.roundsPerCpuSecond));
+});
+
+void test('the probe in a child process runs the same scan there and gives its figures back', () => {
+  const probe = probeCpuSpeedInChild(20);
+  assert.ok(probe.rounds >= 1);
+  assert.ok(probe.roundsPerCpuSecond > 0 && Number.isFinite(probe.roundsPerCpuSecond));
+  // The checksum shows the child ran the real scan: the same count per round as here.
+  const here = probeCpuSpeed(5);
+  assert.equal(probe.checksum, ((here.checksum / here.rounds) * probe.rounds) | 0);
 });

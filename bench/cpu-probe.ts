@@ -3,8 +3,16 @@
 // earlier; on the 2-core VM of the README fifteen consecutive one-second probes read 3,663–6,761 rounds per CPU second, so
 // that ratio also carries how the machine's speed moved between the two runs. The probe does not correct the ratio; it
 // shows the movement, so that a reader can tell a slower service from a slower machine.
+//
+// The bench probes in a fresh process (probeCpuSpeedInChild): after driving a load at the service, the bench's own
+// process ran this same loop ~32 % slower than a fresh process did at that moment, with nothing else running (7,069 /
+// 7,953 against 10,484 / 11,874 rounds per CPU second; the service stopped, a GC run), so a probe in the bench's process
+// read its own state after the load as a slower machine.
 
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { statCpuMs } from './proc-cpu.js';
 
 /** A clock of CPU milliseconds (a test gives its own). */
@@ -54,4 +62,14 @@ export function probeCpuSpeed(cpuMs = 1000, clock: CpuClock = threadCpuMs, work:
     used = clock() - start;
   } while (used < cpuMs);
   return { roundsPerCpuSecond: (rounds * 1000) / used, rounds, checksum };
+}
+
+/** probeCpuSpeed() in a fresh node process of its own, which carries no state of the caller's (see the top). */
+export function probeCpuSpeedInChild(cpuMs = 1000): CpuSpeed {
+  const out = execFileSync(process.execPath, [fileURLToPath(import.meta.url), String(cpuMs)], { encoding: 'utf8' });
+  return JSON.parse(out) as CpuSpeed;
+}
+
+if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  process.stdout.write(JSON.stringify(probeCpuSpeed(Number(process.argv[2] ?? 1000))));
 }

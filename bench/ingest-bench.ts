@@ -8,7 +8,7 @@ import { ndjsonBodies, percentile, runLoad, type LoadResult } from './load.js';
 import { extraBenchmarks } from './extra-benchmarks.js';
 import { waitForDrain, watchBacklog } from './drain.js';
 import { sustainedRates } from './sustained.js';
-import { probeCpuSpeed } from './cpu-probe.js';
+import { probeCpuSpeedInChild } from './cpu-probe.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 8);
@@ -31,9 +31,9 @@ async function main(): Promise<void> {
   const bare = await startBareServer();
   await runLoad({ url: bare.url, headers: { 'Content-Type': 'application/x-ndjson' }, bodies, connections: CONNECTIONS, seconds: 2 });
   // The machine's speed just before and after each of item 1's two runs (cpu-probe.ts): the ratio carries its movement.
-  const speed = { bareBefore: probeCpuSpeed().roundsPerCpuSecond, bareAfter: 0, svcBefore: 0, svcAfter: 0 };
+  const speed = { bareBefore: probeCpuSpeedInChild().roundsPerCpuSecond, bareAfter: 0, svcBefore: 0, svcAfter: 0 };
   const bareResult = await runLoad({ url: bare.url, headers: { 'Content-Type': 'application/x-ndjson' }, bodies, connections: CONNECTIONS, seconds: SECONDS });
-  speed.bareAfter = probeCpuSpeed().roundsPerCpuSecond;
+  speed.bareAfter = probeCpuSpeedInChild().roundsPerCpuSecond;
   await bare.close();
 
   // The platform limiter (50,000/s by default) would cap the figure, not measure the path: lift it here.
@@ -67,13 +67,13 @@ async function main(): Promise<void> {
     const queriedStored = queried.entries / (queried.seconds + queriedDrainS);
 
     // Item 1's figures come from a run with nothing else on the machine, as the bare-parse run has nothing else.
-    speed.svcBefore = probeCpuSpeed().roundsPerCpuSecond;
+    speed.svcBefore = probeCpuSpeedInChild().roundsPerCpuSecond;
     const backlog = watchBacklog(svc);
     const svcResult = await runLoad({ url, headers, bodies, connections: CONNECTIONS, seconds: SECONDS });
     // What was acknowledged but not yet in DuckDB when the run ended: the rate all the way into the store counts it.
     const drainS = await waitForDrain(svc);
     const { peakBytes, samples } = await backlog.stop();
-    speed.svcAfter = probeCpuSpeed().roundsPerCpuSecond; // once the service is idle again: the probe shares no core
+    speed.svcAfter = probeCpuSpeedInChild().roundsPerCpuSecond; // once the service is idle again: the probe shares no core
 
     console.log(line('bare node:http, parse only', bareResult));
     console.log(line('sightline native NDJSON (durable)', svcResult));
